@@ -1,0 +1,321 @@
+"""zett-browser's storage against the real zett-agent 0.2.1, in both directions.
+
+a. Reading: each committed fixture store (written by zett-agent itself, see
+   ``tests/fixtures/make_fixtures.py``) dumped through ``zett_browser.storage`` must equal the dump
+   zett-agent made of it (``<name>.expected.json``), exactly.
+b. Writing: a rich store written through ``zett_browser.storage`` must read identically in
+   zett-agent and in zett-browser, and its schema (``sqlite_master``) must be the one zett-agent
+   creates.
+c. Bytes: the same appends through both implementations must store identical column values,
+   ``message_json`` byte for byte.
+
+b and c run zett-agent in a throwaway venv (``tests/zett_agent_env.py``), built on first use
+from PyPI. The tests are synchronous and drive the async API with ``asyncio.run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests"
+COMPAT = TESTS / "compat"
+FIXTURES = TESTS / "fixtures"
+DUMP_SCRIPT = COMPAT / "dump_store.py"
+STORES = ("agent_run", "storage_api", "legacy_no_session_type", "empty")
+SUBPROCESS_TIMEOUT = 900
+
+
+def _load(name: str, path: Path) -> Any:
+    """Import a helper module by path, whatever pytest's import mode and rootdir are."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+zett_agent_env = _load("zett_agent_env", TESTS / "zett_agent_env.py")
+scenario = _load("zett_compat_scenario", COMPAT / "scenario.py")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _clean_env() -> dict[str, str]:
+    """Environment for the zett-agent venv: nothing from this project's environment leaks in."""
+    env = {key: value for key, value in os.environ.items() if key not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _run(command: list[str], *, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=REPO, env=env, timeout=SUBPROCESS_TIMEOUT, check=False
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"command failed ({result.returncode}): {' '.join(map(str, command))}\n"
+            f"--- stdout ---\n{result.stdout[-3000:]}\n--- stderr ---\n{result.stderr[-6000:]}",
+            pytrace=False,
+        )
+    return result
+
+
+def dump_with(python: Path | str, impl: str, store: Path) -> Any:
+    """Run dump_store.py under ``python`` for ``impl`` and return the parsed dump."""
+    env = _clean_env() if impl == "zett_agent" else None
+    return json.loads(_run([str(python), str(DUMP_SCRIPT), impl, str(store)], env=env).stdout)
+
+
+def run_zett_agent_script(python: Path, source: str, *args: str) -> str:
+    """Run a small inline script inside the zett-agent venv."""
+    return _run([str(python), "-c", textwrap.dedent(source), *args], env=_clean_env()).stdout
+
+
+def differences(expected: Any, actual: Any, path: str = "$", limit: int = 25) -> list[str]:
+    """Readable paths where two JSON values differ (at most ``limit``)."""
+    found: list[str] = []
+
+    def walk(left: Any, right: Any, where: str) -> None:
+        if len(found) >= limit:
+            return
+        if isinstance(left, dict) and isinstance(right, dict):
+            for key in sorted(left.keys() | right.keys()):
+                if key not in right:
+                    found.append(f"{where}.{key}: missing in zett_browser (zett_agent: {_short(left[key])})")
+                elif key not in left:
+                    found.append(f"{where}.{key}: extra in zett_browser ({_short(right[key])})")
+                else:
+                    walk(left[key], right[key], f"{where}.{key}")
+        elif isinstance(left, list) and isinstance(right, list):
+            if len(left) != len(right):
+                found.append(f"{where}: {len(left)} items (zett_agent) != {len(right)} items (zett_browser)")
+            for index, (a, b) in enumerate(zip(left, right, strict=False)):
+                walk(a, b, f"{where}[{index}]")
+        elif left != right or type(left) is not type(right):
+            found.append(f"{where}: zett_agent {_short(left)} != zett_browser {_short(right)}")
+
+    walk(expected, actual, path)
+    return found
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def assert_same(expected: Any, actual: Any, what: str) -> None:
+    if expected != actual:
+        lines = "\n  ".join(differences(expected, actual))
+        pytest.fail(f"{what}: zett_browser differs from zett_agent:\n  {lines}", pytrace=False)
+
+
+def sqlite_master(path: Path) -> list[tuple[Any, ...]]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
+def table_rows(path: Path, table: str, *, exclude: set[str], order_by: str) -> list[dict[str, Any]]:
+    """Every row of ``table`` with each kept column's value and SQLite storage class."""
+    connection = sqlite3.connect(path)
+    try:
+        columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})") if row[1] not in exclude]
+        selected = ", ".join(f'"{column}", typeof("{column}")' for column in columns)
+        rows = connection.execute(f"SELECT {selected} FROM {table} ORDER BY {order_by}").fetchall()
+    finally:
+        connection.close()
+    return [{column: (row[2 * i], row[2 * i + 1]) for i, column in enumerate(columns)} for row in rows]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def zett_browser_storage() -> Any:
+    import zett_browser.storage as storage
+
+    missing = [name for name in (*scenario.API_NAMES, "decode_messages") if not hasattr(storage, name)]
+    assert not missing, f"zett_browser.storage does not export {missing}"
+    return storage
+
+
+async def _write_scenario(api: Any, path: Path, **options: Any) -> None:
+    storage = api.SQLiteSessionStorage(path)
+    try:
+        await scenario.populate_rich_store(storage, api, **options)
+    finally:
+        await storage.close()
+
+
+_ZETT_AGENT_WRITE_SCENARIO = """
+    import asyncio, sys
+    sys.path.insert(0, sys.argv[1])
+    import scenario
+
+    async def main():
+        api = scenario.zett_agent_api()
+        storage = api.SQLiteSessionStorage(sys.argv[2])
+        try:
+            await scenario.populate_rich_store(storage, api)
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+"""
+
+_ZETT_AGENT_EMPTY_STORE = """
+    import asyncio, sys
+    from zett_agent.storage import SQLiteSessionStorage
+
+    async def main():
+        storage = SQLiteSessionStorage(sys.argv[1])
+        try:
+            assert await storage.list_sessions() == []
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+"""
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def zett_agent_py() -> Path:
+    """Python of the venv with exactly zett-agent 0.2.1 (built from PyPI on first use)."""
+    return zett_agent_env.zett_agent_python()
+
+
+@pytest.fixture(scope="module")
+def browser_rich_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rich scenario written through zett_browser.storage."""
+    api = zett_browser_storage()
+    path = tmp_path_factory.mktemp("browser-rich") / "rich.sqlite3"
+    asyncio.run(_write_scenario(api, path, timeless_append=True))
+    return path
+
+
+# --------------------------------------------------------------------------- the committed fixtures
+
+
+def test_fixture_stores_are_committed_as_single_small_files() -> None:
+    leftovers = sorted(p.name for p in FIXTURES.iterdir() if p.name.endswith(("-wal", "-shm", "-journal")))
+    assert not leftovers, f"WAL/SHM/journal files next to the fixtures: {leftovers}"
+    for name in STORES:
+        store = FIXTURES / f"{name}.sqlite3"
+        assert store.is_file(), store
+        assert store.stat().st_size < 1_000_000, store
+        assert (FIXTURES / f"{name}.expected.json").is_file()
+    legacy = sqlite3.connect(FIXTURES / "legacy_no_session_type.sqlite3")
+    try:
+        columns = [row[1] for row in legacy.execute("PRAGMA table_info(agent_sessions)")]
+    finally:
+        legacy.close()
+    assert "session_type" not in columns and "parent_session_id" in columns
+
+
+@pytest.mark.parametrize("name", STORES)
+def test_fixture_dump_matches_zett_agent(name: str) -> None:
+    """a. zett-browser reads each zett-agent-written store exactly as zett-agent does."""
+    store = FIXTURES / f"{name}.sqlite3"
+    expected = json.loads((FIXTURES / f"{name}.expected.json").read_text(encoding="utf-8"))
+    before = sha256(store)
+    actual = dump_with(sys.executable, "zett_browser", store)
+    assert sha256(store) == before, "the committed store changed"
+    assert_same(expected, actual, f"{name}.sqlite3")
+
+
+# --------------------------------------------------------------------------- zett-browser writes
+
+
+def test_zett_browser_store_reads_identically_in_zett_agent(browser_rich_store: Path, zett_agent_py: Path) -> None:
+    """b. A store written by zett-browser: zett-agent and zett-browser read the same thing."""
+    by_agent = dump_with(zett_agent_py, "zett_agent", browser_rich_store)
+    by_browser = dump_with(sys.executable, "zett_browser", browser_rich_store)
+    assert_same(by_agent, by_browser, "store written by zett_browser")
+    titles = {summary["title"] for summary in by_agent["list_sessions"]}
+    assert {"Kitchen sink (renamed)", "Pagination (120 messages)", "Orphaned child"} <= titles
+    assert len(by_agent["list_sessions"]) == 10
+    versions = [row["version"] for row in by_agent["snapshot_versions"]]
+    assert versions == [1, 2, 3]
+
+
+def test_zett_browser_store_has_zett_agent_schema(
+    browser_rich_store: Path, zett_agent_py: Path, tmp_path: Path
+) -> None:
+    """b. sqlite_master (tables and indexes, with their SQL) equals an empty zett-agent store's."""
+    empty = tmp_path / "zett-agent-empty.sqlite3"
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_EMPTY_STORE, str(empty))
+    expected = sqlite_master(empty)
+    actual = sqlite_master(browser_rich_store)
+    if expected != actual:
+        expected_names = {(row[0], row[1]) for row in expected}
+        actual_names = {(row[0], row[1]) for row in actual}
+        details = [
+            f"missing in zett_browser store: {sorted(expected_names - actual_names)}",
+            f"extra in zett_browser store: {sorted(actual_names - expected_names)}",
+        ]
+        for row in expected:
+            other = next((r for r in actual if (r[0], r[1]) == (row[0], row[1])), None)
+            if other is not None and other != row:
+                same_tokens = " ".join(str(row[3]).split()) == " ".join(str(other[3]).split())
+                details.append(
+                    f"{row[0]} {row[1]} differs{' (whitespace only)' if same_tokens else ''}:\n"
+                    f"    zett_agent:   {row[2]!r} {row[3]!r}\n    zett_browser: {other[2]!r} {other[3]!r}"
+                )
+        pytest.fail("sqlite_master differs:\n  " + "\n  ".join(details), pytrace=False)
+
+
+def test_raw_columns_match_byte_for_byte(zett_agent_py: Path, tmp_path: Path) -> None:
+    """c. The same appends through both implementations store identical column values."""
+    agent_store = tmp_path / "by-zett-agent.sqlite3"
+    browser_store = tmp_path / "by-zett-browser.sqlite3"
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_WRITE_SCENARIO, str(COMPAT), str(agent_store))
+    asyncio.run(_write_scenario(zett_browser_storage(), browser_store))
+
+    comparisons = (
+        ("agent_sessions", {"created_at", "updated_at"}, "id"),
+        ("raw_messages", {"id", "created_at", "updated_at"}, "session_id, sequence"),
+        ("session_snapshots", {"id", "created_at", "updated_at"}, "session_id, version"),
+    )
+    problems: list[str] = []
+    for table, exclude, order_by in comparisons:
+        expected = table_rows(agent_store, table, exclude=exclude, order_by=order_by)
+        actual = table_rows(browser_store, table, exclude=exclude, order_by=order_by)
+        if len(expected) != len(actual):
+            problems.append(f"{table}: {len(expected)} rows (zett_agent) != {len(actual)} rows (zett_browser)")
+        if expected and actual and list(expected[0]) != list(actual[0]):
+            problems.append(f"{table}: columns {list(expected[0])} != {list(actual[0])}")
+        for left, right in zip(expected, actual, strict=False):
+            for column, value in left.items():
+                if right.get(column) != value:
+                    key = ", ".join(
+                        f"{k}={left[k][0]}" for k in ("session_id", "sequence", "version", "id") if k in left
+                    )
+                    other = _short(right.get(column))
+                    problems.append(f"{table}[{key}].{column}: zett_agent {_short(value)} != zett_browser {other}")
+    assert len(table_rows(agent_store, "raw_messages", exclude=set(), order_by="id")) > 150
+    if problems:
+        pytest.fail(f"{len(problems)} column differences:\n  " + "\n  ".join(problems[:40]), pytrace=False)

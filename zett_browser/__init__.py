@@ -1,0 +1,3 @@
+"""zett-browser: a terminal browser for zett-agent conversation history."""
+
+__version__ = "0.1.0"

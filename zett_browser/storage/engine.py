@@ -1,0 +1,221 @@
+"""Provides store targets, SQLite file checks, engine creation and error translation.
+
+A target is a SQLAlchemy URL (any string with ``://``) or a SQLite path. SQLite files
+are opened through a ``file:`` URI built from the quoted path, never through a string
+URL: SQLAlchemy percent-decodes a string URL's database part, so a path holding ``?``,
+``#`` or ``%`` would open (and possibly create) a different file.
+
+Opened for browsing, a SQLite store is connected with ``mode=rw`` plus
+``PRAGMA query_only=ON`` when the user may write the file (SQLite then removes the
+``-wal``/``-shm`` files it needed when it closes), or ``mode=ro`` when not. Neither mode
+creates a missing file. ``immutable=1`` is never used: it ignores the WAL of a running
+agent.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiosqlite
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import AsyncAdaptedQueuePool
+
+from .errors import (
+    DEFAULT_STORE_HINT,
+    NotSQLiteError,
+    NotZettStoreError,
+    ReadOnlyStoreError,
+    StoreConnectionError,
+    StoreCorruptError,
+    StoreError,
+    StoreIsDirectoryError,
+    StoreLockedError,
+    StoreNotFoundError,
+    StorePermissionError,
+)
+
+DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Busy wait of a writable connection, as zett-agent sets it.
+WRITER_BUSY_TIMEOUT_MS = 5000
+#: Busy wait of a browsing connection; the storage retries a few times on top of it.
+READER_BUSY_TIMEOUT_MS = 1000
+#: Extras that install each server driver.
+DRIVER_EXTRAS = {"postgresql": "postgres", "mysql": "mysql"}
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a store lives: a SQLite file, or a server URL."""
+
+    path: Path | None
+    url: URL | None
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` for a file, otherwise the URL's backend name."""
+        return "sqlite" if self.path is not None else self.url.get_backend_name()  # type: ignore[union-attr]
+
+    def display(self) -> str:
+        """The target for people: a path, or the URL with its password masked."""
+        if self.path is not None:
+            return str(self.path)
+        assert self.url is not None
+        return self.url.render_as_string(hide_password=True)
+
+
+def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
+    """Turn a path, URL or None (zett-agent's default store) into a :class:`Target`.
+
+    Raises:
+        StoreError: The string looks like a URL but cannot be parsed.
+    """
+    if target is None:
+        return Target(path=DEFAULT_PATH.expanduser(), url=None)
+    if isinstance(target, URL):
+        url = target
+    elif isinstance(target, str) and "://" in target:
+        try:
+            url = make_url(target)
+        except ArgumentError as error:
+            raise StoreError(f"Not a valid database URL: {error}") from None
+    else:
+        return Target(path=Path(target).expanduser().absolute(), url=None)
+    if url.get_backend_name() == "sqlite":
+        if not url.database or url.database == ":memory:":
+            raise StoreError("A SQLite URL must name a file")
+        return Target(path=Path(url.database).expanduser().absolute(), url=None)
+    return Target(path=None, url=url)
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Check, without creating or changing anything, that ``path`` can be browsed.
+
+    Raises:
+        StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError
+    """
+    if path.is_dir():
+        raise StoreIsDirectoryError(f"{path} is a directory, not a zett-agent store")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        raise StoreNotFoundError(f"No store at {path}: the file does not exist ({DEFAULT_STORE_HINT})") from None
+    except PermissionError:
+        raise StorePermissionError(f"Cannot read {path}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"Cannot read {path}: {error.strerror or error}") from None
+    if header and header != SQLITE_HEADER:
+        raise NotSQLiteError(f"{path} is not a SQLite database")
+
+
+def sqlite_uri(path: Path, mode: str) -> str:
+    """A ``file:`` URI for ``path`` whose special characters cannot change its meaning."""
+    return f"file:{quote(str(path), safe='/')}?mode={mode}"
+
+
+def browse_mode(path: Path) -> str:
+    """``rw`` (with query_only) when the user may write the file, else ``ro``."""
+    return "rw" if os.access(path, os.W_OK) else "ro"
+
+
+def create_sqlite_engine(path: Path, *, read_only: bool) -> AsyncEngine:
+    """Create an engine holding a small pool of connections to one SQLite file.
+
+    Connections are reused across calls (a new aiosqlite connection is a new thread and
+    costs milliseconds); the pool belongs to the event loop that uses it. Each
+    connection runs in SQLite autocommit mode so a reader never holds a snapshot open:
+    it sees a writer's commits at its next statement and never stalls its checkpoints.
+    A scope that needs a transaction asks for one with the ``zett_begin`` execution
+    option (``DEFERRED`` for a consistent read, ``IMMEDIATE`` for a write).
+    """
+    mode = browse_mode(path) if read_only else "rwc"
+    uri = sqlite_uri(path, mode)
+
+    async def creator() -> aiosqlite.Connection:
+        return await aiosqlite.connect(uri, uri=True)
+
+    engine = create_async_engine(
+        "sqlite+aiosqlite://",
+        async_creator=creator,
+        poolclass=AsyncAdaptedQueuePool,
+        pool_size=2,
+        max_overflow=4,
+        pool_timeout=30,
+    )
+
+    def on_connect(dbapi_connection: Any, _record: object) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            if read_only:
+                cursor.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
+                cursor.execute("PRAGMA query_only=ON")
+            else:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute(f"PRAGMA busy_timeout={WRITER_BUSY_TIMEOUT_MS}")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+        finally:
+            cursor.close()
+
+    def on_begin(connection: Any) -> None:
+        begin = connection.get_execution_options().get("zett_begin")
+        if begin:
+            connection.exec_driver_sql(f"BEGIN {begin}")
+
+    event.listen(engine.sync_engine, "connect", on_connect)
+    event.listen(engine.sync_engine, "begin", on_begin)
+    return engine
+
+
+def create_server_engine(url: URL) -> AsyncEngine:
+    """Create a pooled engine for a PostgreSQL or MySQL store.
+
+    Raises:
+        StoreError: The dialect's driver is not installed (names the extra).
+    """
+    try:
+        return create_async_engine(url, pool_size=5, max_overflow=5, pool_pre_ping=True, pool_recycle=1800)
+    except (ModuleNotFoundError, NoSuchModuleError) as error:
+        extra = DRIVER_EXTRAS.get(url.get_backend_name())
+        hint = f'; install it with pip install "zett-browser[{extra}]"' if extra else ""
+        raise StoreError(f"The {url.get_backend_name()} driver is not installed{hint}") from error
+
+
+def translate_error(error: DBAPIError, where: str) -> StoreError:
+    """Map a driver error to a typed :class:`StoreError` with a message for people."""
+    original = error.orig
+    name = getattr(original, "sqlite_errorname", "") or ""
+    text = str(original) if original is not None else str(error)
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
+        return StoreLockedError(f"{where} is locked by another process; try again in a moment")
+    if name == "SQLITE_NOTADB" or "file is not a database" in text:
+        return NotSQLiteError(f"{where} is not a SQLite database")
+    if name.startswith("SQLITE_CORRUPT") or "malformed" in text:
+        return StoreCorruptError(f"{where} is damaged: SQLite reports {text}")
+    if name.startswith("SQLITE_READONLY") or "readonly database" in text:
+        if name == "SQLITE_READONLY_DIRECTORY" or "directory" in text:
+            return StorePermissionError(
+                f"Cannot open {where} read-only: its directory is not writable and SQLite "
+                "needs the store's -shm file, which does not exist"
+            )
+        return ReadOnlyStoreError(f"{where} is open read-only; nothing was written")
+    if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
+        return StoreNotFoundError(f"Cannot open {where}: {text}")
+    if name.startswith("SQLITE_PERM") or name.startswith("SQLITE_AUTH"):
+        return StorePermissionError(f"Cannot read {where}: permission denied")
+    if "no such table" in text:
+        return NotZettStoreError(f"{where} is not a zett-agent store ({text})")
+    if isinstance(original, sqlite3.Error) or error.connection_invalidated:
+        if error.connection_invalidated:
+            return StoreConnectionError(f"Lost the connection to {where}: {text}")
+        return StoreError(f"{where}: {text}")
+    return StoreConnectionError(f"{where}: {text}")

@@ -1,0 +1,299 @@
+"""Provides the typed records that cross the storage boundary.
+
+The documented records (``SessionSummary``, ``RawMessageRecord``, ``ContextSnapshot``,
+``SessionView``, ``MessageTiming``, ``ModelUsage``) mirror zett-agent 0.2.1's, with the
+same names and fields, so code written against zett-agent's storage reads naturally.
+The browser records (``SessionNode``, ``RawLogBounds``, ``SessionTotals``,
+``SnapshotInfo``, ``Page``) serve the browser queries; they are plain frozen
+dataclasses built straight from rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+
+from .messages import AnyMessage, CompactedMessage, UnreadableMessage
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class MessageTiming:
+    """When one message's work happened (UTC) and how long it took (monotonic ns)."""
+
+    started_at: datetime
+    completed_at: datetime
+    duration_ns: int
+    reasoning_started_at: datetime | None = None
+    reasoning_completed_at: datetime | None = None
+    reasoning_duration_ns: int | None = None
+    content_started_at: datetime | None = None
+    content_completed_at: datetime | None = None
+    content_duration_ns: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.duration_ns < 0:
+            raise ValueError("duration_ns cannot be negative")
+        for name in ("reasoning", "content"):
+            values = (
+                getattr(self, f"{name}_started_at"),
+                getattr(self, f"{name}_completed_at"),
+                getattr(self, f"{name}_duration_ns"),
+            )
+            if any(value is None for value in values) and any(value is not None for value in values):
+                raise ValueError(f"{name} timing fields must be supplied together")
+            if values[2] is not None and values[2] < 0:
+                raise ValueError(f"{name}_duration_ns cannot be negative")
+
+    @classmethod
+    def instant(cls) -> MessageTiming:
+        """Timing of a message that needed no measured processing."""
+        now = datetime.now(UTC)
+        return cls(started_at=now, completed_at=now, duration_ns=0)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    """Normalised provider token counters for one assistant response."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_reported: bool = True
+    reasoning_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        counters = (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.reasoning_tokens,
+        )
+        if any(value < 0 for value in counters):
+            raise ValueError("Model usage counters cannot be negative")
+        if self.cache_read_tokens > self.input_tokens:
+            raise ValueError("cache_read_tokens cannot exceed input_tokens")
+        if self.cache_write_tokens > self.input_tokens:
+            raise ValueError("cache_write_tokens cannot exceed input_tokens")
+        if self.reasoning_tokens > self.output_tokens:
+            raise ValueError("reasoning_tokens cannot exceed output_tokens")
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """Cached share of the input, or None when unknown."""
+        if self.input_tokens == 0 or not self.cache_reported:
+            return None
+        return self.cache_read_tokens / self.input_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class RawMessageRecord:
+    """One immutable original message of a session's Raw Log.
+
+    ``problems`` is empty for a healthy row. When a column could not be read (corrupt
+    JSON, an unknown kind, a malformed timestamp) it says what and the record still
+    keeps its sequence; ``message`` is then an ``UnreadableMessage`` holding the raw
+    text if the envelope itself was the problem.
+    """
+
+    id: str
+    session_id: str
+    request_id: str
+    sequence: int
+    message: AnyMessage | UnreadableMessage
+    metadata: dict[str, Any]
+    tags: dict[str, Any]
+    started_at: datetime
+    completed_at: datetime
+    duration_ns: int
+    reasoning_started_at: datetime | None
+    reasoning_completed_at: datetime | None
+    reasoning_duration_ns: int | None
+    content_started_at: datetime | None
+    content_completed_at: datetime | None
+    content_duration_ns: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_read_tokens: int | None
+    cache_write_tokens: int | None
+    reasoning_tokens: int | None
+    created_at: datetime
+    updated_at: datetime
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Input plus output tokens when usage was recorded."""
+        if self.input_tokens is None or self.output_tokens is None:
+            return None
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """Cached share of the input (0 to 1), or None without input usage."""
+        if not self.input_tokens or self.cache_read_tokens is None:
+            return None
+        return self.cache_read_tokens / self.input_tokens
+
+    @property
+    def readable(self) -> bool:
+        """Whether every column of the row was read without a problem."""
+        return not self.problems
+
+
+class SessionSummary(BaseModel):
+    """One session's stored identity and display fields, with its message count."""
+
+    session_id: str = Field(description="Stable conversation identifier")
+    parent_session_id: str | None = Field(default=None, description="Parent of a delegated session")
+    session_type: int = Field(description="Application-defined session type code")
+    title: str | None = Field(default=None, min_length=1, max_length=200)
+    agent_name: str | None = Field(default=None, min_length=1, max_length=64)
+    message_count: int = Field(description="Number of Raw Log messages")
+    created_at: datetime
+    updated_at: datetime
+
+
+class ContextSnapshot(BaseModel):
+    """One immutable compaction checkpoint: a summary replacing a Raw Log prefix."""
+
+    id: str
+    session_id: str
+    version: int
+    compacted_message: CompactedMessage
+    compacted_through_sequence: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class SessionView(BaseModel):
+    """The latest checkpoint and the Raw Log tail after its boundary."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    parent_session_id: str | None = None
+    session_type: int
+    title: str | None = Field(default=None, min_length=1, max_length=200)
+    agent_name: str | None = Field(default=None, min_length=1, max_length=64)
+    snapshot: ContextSnapshot | None = None
+    raw_tail: SkipValidation[list[RawMessageRecord]] = Field(default_factory=list)
+
+    @property
+    def messages(self) -> list[Any]:
+        """Active model context: the checkpoint, then the tail, minus excluded messages."""
+        checkpoint = [self.snapshot.compacted_message] if self.snapshot is not None else []
+        return [
+            message
+            for message in [*checkpoint, *(record.message for record in self.raw_tail)]
+            if message.include_in_messages
+        ]
+
+
+# ---------------------------------------------------------------------------
+# Browser records
+
+
+@dataclass(frozen=True, slots=True)
+class SessionNode:
+    """A session as the tree shows it: identity, counts and activity.
+
+    ``message_count`` counts Raw Log rows; ``child_count`` counts delegated sessions
+    whose parent is this one; ``snapshot_count`` counts compaction checkpoints.
+    """
+
+    session_id: str
+    parent_session_id: str | None
+    session_type: int
+    title: str | None
+    agent_name: str | None
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+    child_count: int
+    snapshot_count: int
+
+    @property
+    def is_root(self) -> bool:
+        """Whether the session has no parent."""
+        return self.parent_session_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCursor:
+    """Keyset position after the last item of a page."""
+
+    at: datetime
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a keyset-paged list; ``next_cursor`` is None on the last page."""
+
+    items: Sequence[T]
+    next_cursor: SessionCursor | None
+
+
+@dataclass(frozen=True, slots=True)
+class RawLogBounds:
+    """First and last sequence of a session's Raw Log and how many rows it has."""
+
+    first_sequence: int | None
+    last_sequence: int | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotInfo:
+    """One snapshot version as stored; ``message`` may be unreadable."""
+
+    id: str
+    session_id: str
+    version: int
+    compacted_through_sequence: int
+    message: CompactedMessage | UnreadableMessage
+    created_at: datetime | None
+    updated_at: datetime | None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def summary_text(self) -> str:
+        """The summary's text parts, or the raw JSON when unreadable."""
+        if isinstance(self.message, CompactedMessage):
+            return self.message.text
+        return self.message.raw_json
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTotals:
+    """Aggregates over one session's Raw Log."""
+
+    messages: int
+    by_kind: dict[int, int]
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    duration_ns: int
+    reasoning_duration_ns: int
+    content_duration_ns: int
+    first_started_at: datetime | None
+    last_completed_at: datetime | None
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens over the session."""
+        return self.input_tokens + self.output_tokens

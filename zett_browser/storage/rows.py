@@ -1,0 +1,174 @@
+"""Provides lenient conversion of stored rows into typed records.
+
+Rows come from a store another program wrote, possibly a newer or damaged one. Each
+converter reads what it can, records what it could not in ``problems``, and never
+raises, so one bad row never fails a page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import String, TypeDecorator
+
+from .codec import decode_message_leniently
+from .messages import CompactedMessage, UnreadableMessage
+from .records import RawMessageRecord, SessionNode, SessionSummary, SnapshotInfo
+
+#: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
+UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class StoredDateTime(TypeDecorator[Any]):
+    """Reads a stored datetime without failing the row when the value is malformed.
+
+    zett-agent stores naive UTC datetimes (SQLite text ``YYYY-MM-DD HH:MM:SS.ffffff``).
+    A readable value comes back aware, in UTC; anything else comes back unchanged for
+    the converter to report.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Any) -> Any:
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        if isinstance(value, str):
+            try:
+                parsed = datetime.fromisoformat(value)
+            except ValueError:
+                return value
+            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+        return value
+
+
+def _time(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:
+    value = row[name]
+    if isinstance(value, datetime):
+        return value
+    if value is None and optional:
+        return None
+    problems.append(f"{name} is not a timestamp: {value!r:.80}")
+    return None if optional else UNREADABLE_TIME
+
+
+def _int(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> int | None:
+    value = row[name]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if value is None and optional:
+        return None
+    problems.append(f"{name} is not an integer: {value!r:.80}")
+    return None if optional else 0
+
+
+def _json_object(row: Mapping[Any, Any], name: str, problems: list[str]) -> dict[str, Any]:
+    raw = row[name]
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        problems.append(f"{name} is not valid JSON: {raw!r:.120}")
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{name} is not a JSON object: {raw!r:.120}")
+        return {}
+    return value
+
+
+def record_from_row(row: Mapping[Any, Any]) -> RawMessageRecord:
+    """Build a Raw Log record from a ``raw_messages`` row, reporting unreadable parts."""
+    problems: list[str] = []
+    message = decode_message_leniently(row["message_json"])
+    if isinstance(message, UnreadableMessage):
+        problems.append(message.error)
+    elif isinstance(message, CompactedMessage):
+        problems.append("a checkpoint (kind 5) is stored in the Raw Log")
+    record = RawMessageRecord(
+        id=str(row["id"]),
+        session_id=str(row["session_id"]),
+        request_id=str(row["request_id"]),
+        sequence=_int(row, "sequence", problems) or 0,
+        message=message,
+        metadata=_json_object(row, "metadata_json", problems),
+        tags=_json_object(row, "tags_json", problems),
+        started_at=_time(row, "started_at", problems) or UNREADABLE_TIME,
+        completed_at=_time(row, "completed_at", problems) or UNREADABLE_TIME,
+        duration_ns=_int(row, "duration_ns", problems) or 0,
+        reasoning_started_at=_time(row, "reasoning_started_at", problems, optional=True),
+        reasoning_completed_at=_time(row, "reasoning_completed_at", problems, optional=True),
+        reasoning_duration_ns=_int(row, "reasoning_duration_ns", problems, optional=True),
+        content_started_at=_time(row, "content_started_at", problems, optional=True),
+        content_completed_at=_time(row, "content_completed_at", problems, optional=True),
+        content_duration_ns=_int(row, "content_duration_ns", problems, optional=True),
+        input_tokens=_int(row, "input_tokens", problems, optional=True),
+        output_tokens=_int(row, "output_tokens", problems, optional=True),
+        cache_read_tokens=_int(row, "cache_read_tokens", problems, optional=True),
+        cache_write_tokens=_int(row, "cache_write_tokens", problems, optional=True),
+        reasoning_tokens=_int(row, "reasoning_tokens", problems, optional=True),
+        created_at=_time(row, "created_at", problems) or UNREADABLE_TIME,
+        updated_at=_time(row, "updated_at", problems) or UNREADABLE_TIME,
+        problems=tuple(problems),
+    )
+    return record
+
+
+def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
+    """Build a ``SessionSummary``; a foreign value that fails validation is kept as is."""
+    values = {
+        "session_id": row["id"],
+        "parent_session_id": row["parent_session_id"],
+        "session_type": row["session_type"] if row["session_type"] is not None else 0,
+        "title": row["title"],
+        "agent_name": row["agent_name"],
+        "message_count": int(row["message_count"] or 0),
+        "created_at": row["created_at"] if isinstance(row["created_at"], datetime) else UNREADABLE_TIME,
+        "updated_at": row["updated_at"] if isinstance(row["updated_at"], datetime) else UNREADABLE_TIME,
+    }
+    try:
+        return SessionSummary.model_validate(values)
+    except ValidationError:
+        return SessionSummary.model_construct(**values)
+
+
+def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
+    """Build a tree node from a session row with its correlated counts."""
+    created = row["created_at"]
+    updated = row["updated_at"]
+    session_type = row["session_type"]
+    return SessionNode(
+        session_id=str(row["id"]),
+        parent_session_id=row["parent_session_id"],
+        session_type=session_type if isinstance(session_type, int) else 0,
+        title=row["title"],
+        agent_name=row["agent_name"],
+        created_at=created if isinstance(created, datetime) else UNREADABLE_TIME,
+        updated_at=updated if isinstance(updated, datetime) else UNREADABLE_TIME,
+        message_count=int(row["message_count"] or 0),
+        child_count=int(row["child_count"] or 0),
+        snapshot_count=int(row["snapshot_count"] or 0),
+    )
+
+
+def snapshot_info_from_row(row: Mapping[Any, Any]) -> SnapshotInfo:
+    """Build a snapshot version record, keeping an unreadable summary's raw text."""
+    problems: list[str] = []
+    message = decode_message_leniently(row["message_json"])
+    if isinstance(message, UnreadableMessage):
+        problems.append(message.error)
+    elif not isinstance(message, CompactedMessage):
+        problems.append(f"snapshot holds a {type(message).__name__}, not a CompactedMessage")
+        message = UnreadableMessage(kind=None, error=problems[-1], raw_json=str(row["message_json"]), data=None)
+    return SnapshotInfo(
+        id=str(row["id"]),
+        session_id=str(row["session_id"]),
+        version=_int(row, "version", problems) or 0,
+        compacted_through_sequence=_int(row, "compacted_through_sequence", problems) or 0,
+        message=message,
+        created_at=_time(row, "created_at", problems, optional=True),
+        updated_at=_time(row, "updated_at", problems, optional=True),
+        problems=tuple(problems),
+    )

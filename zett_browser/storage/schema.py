@@ -1,0 +1,79 @@
+"""Provides the tables, columns and indexes of a zett-agent store.
+
+They are declared to be identical to zett-agent 0.2.1's on every dialect: names, types,
+nullability, server defaults and index names. MySQL gets LONGTEXT for the long text
+columns, as zett-agent declares, so messages over 64 KiB survive. Only the explicit
+write path (``SQLiteSessionStorage`` opened for writing) ever creates them; browsing
+never issues DDL.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.dialects.mysql import LONGTEXT
+
+metadata = MetaData()
+
+#: Long text holding a whole message or JSON object.
+LongText = Text().with_variant(LONGTEXT(), "mysql")
+
+agent_sessions = Table(
+    "agent_sessions",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("parent_session_id", String(36), nullable=True, index=True),
+    Column("session_type", Integer, nullable=False, default=0, server_default="0"),
+    Column("title", String(200), nullable=True),
+    Column("agent_name", String(64), nullable=True, index=True),
+    Column("created_at", DateTime(), nullable=False),
+    Column("updated_at", DateTime(), nullable=False),
+    Index("ix_agent_sessions_activity", "updated_at", "id"),
+)
+
+raw_messages = Table(
+    "raw_messages",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("session_id", String(36), nullable=False, index=True),
+    Column("request_id", String(36), nullable=False, index=True),
+    Column("sequence", Integer, nullable=False),
+    Column("role", Integer, nullable=False),
+    Column("content", LongText, nullable=False),
+    Column("tool_name", String(200), nullable=True),
+    Column("message_json", LongText, nullable=False),
+    Column("metadata_json", LongText, nullable=False, default="{}"),
+    Column("tags_json", LongText, nullable=False, default="{}"),
+    Column("started_at", DateTime(), nullable=False),
+    Column("completed_at", DateTime(), nullable=False),
+    Column("duration_ns", Integer, nullable=False),
+    Column("reasoning_started_at", DateTime(), nullable=True),
+    Column("reasoning_completed_at", DateTime(), nullable=True),
+    Column("reasoning_duration_ns", Integer, nullable=True),
+    Column("content_started_at", DateTime(), nullable=True),
+    Column("content_completed_at", DateTime(), nullable=True),
+    Column("content_duration_ns", Integer, nullable=True),
+    Column("input_tokens", Integer, nullable=True),
+    Column("output_tokens", Integer, nullable=True),
+    Column("cache_read_tokens", Integer, nullable=True),
+    Column("cache_write_tokens", Integer, nullable=True),
+    Column("reasoning_tokens", Integer, nullable=True),
+    Column("created_at", DateTime(), nullable=False),
+    Column("updated_at", DateTime(), nullable=False),
+    Index("ux_raw_session_sequence", "session_id", "sequence", unique=True),
+)
+
+session_snapshots = Table(
+    "session_snapshots",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("session_id", String(36), nullable=False, index=True),
+    Column("version", Integer, nullable=False),
+    Column("compacted_through_sequence", Integer, nullable=False),
+    Column("message_json", LongText, nullable=False),
+    Column("created_at", DateTime(), nullable=False),
+    Column("updated_at", DateTime(), nullable=False),
+    Index("ux_snapshot_session_version", "session_id", "version", unique=True),
+)
+
+#: Tables a store must have to be a zett-agent store.
+REQUIRED_TABLES = ("agent_sessions", "raw_messages", "session_snapshots")
