@@ -1,0 +1,44 @@
+"""Shared fixtures: temporary stores only; the user's default store is never touched."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from zett_browser.storage import SQLiteSessionStorage
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point HOME at a temporary directory so nothing can reach ~/.zett-agent."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    yield home
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "sessions.sqlite3"
+
+
+@pytest.fixture
+async def storage(store_path: Path) -> AsyncIterator[SQLiteSessionStorage]:
+    store = SQLiteSessionStorage(store_path)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def listing(directory: Path) -> dict[str, int]:
+    """Names and sizes of the files in a directory."""
+    return {entry.name: entry.stat().st_size for entry in directory.iterdir()}
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
