@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from zett_browser.storage import SQLiteSessionStorage
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(autouse=True)
@@ -33,12 +30,3 @@ async def storage(store_path: Path) -> AsyncIterator[SQLiteSessionStorage]:
         yield store
     finally:
         await store.close()
-
-
-def listing(directory: Path) -> dict[str, int]:
-    """Names and sizes of the files in a directory."""
-    return {entry.name: entry.stat().st_size for entry in directory.iterdir()}
-
-
-def running_as_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0

@@ -143,7 +143,9 @@ async def test_append_stores_timing_usage_metadata_and_tags(storage: SQLiteSessi
         content_completed_at=start + timedelta(seconds=2),
         content_duration_ns=1_000_000_000,
     )
-    usage = ModelUsage(input_tokens=100, output_tokens=40, cache_read_tokens=25, cache_write_tokens=5, reasoning_tokens=7)
+    usage = ModelUsage(
+        input_tokens=100, output_tokens=40, cache_read_tokens=25, cache_write_tokens=5, reasoning_tokens=7
+    )
     await storage.append(
         "s",
         "r",

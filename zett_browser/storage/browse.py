@@ -68,13 +68,13 @@ class SQLSessionStorage(SessionStorageCore):
             if newest_first
             else (order_column.asc(), sessions_t.c.id.asc())
         )
-        statement = (
-            select(*self._node_columns())
-            .join_from(sessions_t, page_sq, page_sq.c.id == sessions_t.c.id)
-            .order_by(*ordering)
-        )
 
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
+            statement = (
+                select(*self._node_columns())
+                .join_from(sessions_t, page_sq, page_sq.c.id == sessions_t.c.id)
+                .order_by(*ordering)
+            )
             rows = (await connection.execute(statement)).mappings().all()
             nodes = [node_from_row(row) for row in rows[:limit]]
             more = len(rows) > limit and nodes
@@ -139,9 +139,9 @@ class SQLSessionStorage(SessionStorageCore):
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         """One session as a tree node, or None."""
-        statement = select(*self._node_columns()).where(sessions_t.c.id == session_id)
 
         async def work(connection: AsyncConnection) -> SessionNode | None:
+            statement = select(*self._node_columns()).where(sessions_t.c.id == session_id)
             row = (await connection.execute(statement)).mappings().first()
             return node_from_row(row) if row is not None else None
 

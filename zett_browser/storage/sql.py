@@ -421,19 +421,20 @@ class SessionStorageCore:
         if offset < 0:
             raise ValueError("offset cannot be negative")
         codes = tuple(_session_type_code(value) for value in session_types) if session_types else None
-        page = select(sessions_t.c.id, sessions_t.c.updated_at)
-        if codes is not None:
-            page = page.where(self._session_type.in_(codes))
-        page_sq = (
-            page.order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc()).offset(offset).limit(limit)
-        ).subquery("page")
-        statement = (
-            select(*self._session_columns(), self._message_count().label("message_count"))
-            .join_from(sessions_t, page_sq, page_sq.c.id == sessions_t.c.id)
-            .order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc())
-        )
 
         async def work(connection: AsyncConnection) -> list[SessionSummary]:
+            # Built here, after the schema check: old stores lack session_type.
+            page = select(sessions_t.c.id, sessions_t.c.updated_at)
+            if codes is not None:
+                page = page.where(self._session_type.in_(codes))
+            page_sq = (
+                page.order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc()).offset(offset).limit(limit)
+            ).subquery("page")
+            statement = (
+                select(*self._session_columns(), self._message_count().label("message_count"))
+                .join_from(sessions_t, page_sq, page_sq.c.id == sessions_t.c.id)
+                .order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc())
+            )
             result = await connection.execute(statement)
             return [summary_from_row(row) for row in result.mappings()]
 
