@@ -21,7 +21,7 @@ from .errors import (
     StoreNotFoundError,
     StorePermissionError,
 )
-from .messages import (
+from ..model.messages import (
     AgentMessage,
     AnyMessage,
     AssistantMessage,
@@ -41,7 +41,7 @@ from .messages import (
     UnreadableMessage,
     UserMessage,
 )
-from .records import (
+from ..model.records import (
     ContextSnapshot,
     MessageTiming,
     ModelUsage,

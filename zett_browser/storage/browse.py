@@ -20,7 +20,15 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
-from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SessionTotals, SnapshotInfo
+from ..model.records import (
+    Page,
+    RawLogBounds,
+    RawMessageRecord,
+    SessionCursor,
+    SessionNode,
+    SessionTotals,
+    SnapshotInfo,
+)
 from .rows import StoredDateTime, node_from_row, record_from_row, snapshot_info_from_row
 from .sql import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .messages import (
+from ..model.messages import (
     AgentMessage,
     AnyMessage,
     AssistantMessage,
@@ -158,10 +158,13 @@ def decode_messages(payload: str) -> list[AnyMessage]:
 
 def _short(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
+        problems = error.errors()
+        missing = [".".join(str(part) for part in item["loc"]) for item in problems if item["type"] == "missing"]
+        if missing and len(missing) == len(problems):
+            return f"missing field{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"
+        first = problems[0]
         where = ".".join(str(part) for part in first["loc"])
-        count = error.error_count()
-        more = f" (+{count - 1} more)" if count > 1 else ""
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         return f"invalid field {where or 'data'}: {first['msg']}{more}"
     return str(error) or type(error).__name__
 

@@ -1,0 +1,168 @@
+"""Browser queries: keyset pages of roots, children, orphans; snapshots; Raw Log windows; totals."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.support import FIXTURES
+from zett_browser.storage import (
+    AssistantMessage,
+    CompactedMessage,
+    MessageKind,
+    MessageTiming,
+    ModelUsage,
+    SQLiteSessionStorage,
+    ToolMessage,
+    UserMessage,
+    open_store,
+)
+
+ROOT = "0193a5c0-0000-7000-8000-00000000000"
+
+
+async def _copy(tmp_path: Path, name: str = "storage_api") -> SQLiteSessionStorage:
+    path = tmp_path / f"{name}.sqlite3"
+    shutil.copy(FIXTURES / f"{name}.sqlite3", path)
+    return open_store(path)  # type: ignore[return-value]
+
+
+async def test_roots_are_newest_first_with_counts_and_pages_by_keyset(tmp_path: Path) -> None:
+    storage = await _copy(tmp_path)
+    try:
+        everything = await storage.list_sessions(limit=1000)
+        expected = [s.session_id for s in everything if s.parent_session_id is None]
+        seen: list[str] = []
+        cursor = None
+        while True:
+            page = await storage.list_roots(limit=2, cursor=cursor)
+            seen.extend(node.session_id for node in page.items)
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        assert seen == expected
+        nodes = {node.session_id: node for node in (await storage.list_roots(limit=100)).items}
+        parent = nodes[ROOT + "3"]
+        assert (parent.title, parent.child_count, parent.message_count) == ("Delegating parent", 1, 3)
+        assert nodes[ROOT + "2"].snapshot_count == 3
+        assert nodes[ROOT + "7"].session_type == 3
+        assert all(node.is_root for node in nodes.values())
+    finally:
+        await storage.close()
+
+
+async def test_children_to_any_depth_and_ancestors(tmp_path: Path) -> None:
+    storage = await _copy(tmp_path)
+    try:
+        (child,) = (await storage.list_children(ROOT + "3")).items
+        assert (child.session_id, child.title, child.child_count) == (ROOT + "4", "Find trains", 1)
+        (grandchild,) = (await storage.list_children(child.session_id)).items
+        assert grandchild.session_id == ROOT + "5"
+        assert (await storage.list_children(grandchild.session_id)).items == []
+        chain = await storage.ancestors(grandchild.session_id)
+        assert [node.session_id for node in chain] == [ROOT + "3", ROOT + "4"]
+        assert await storage.ancestors(ROOT + "3") == []
+        orphan_chain = await storage.ancestors(ROOT + "6")
+        assert orphan_chain == []
+    finally:
+        await storage.close()
+
+
+async def test_children_page_in_creation_order(storage: SQLiteSessionStorage) -> None:
+    await storage.create_session(session_id="p")
+    for index in range(25):
+        await storage.create_session(session_id=f"c{index:02d}", parent_session_id="p")
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = await storage.list_children("p", limit=7, cursor=cursor)
+        seen.extend(node.session_id for node in page.items)
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == [f"c{index:02d}" for index in range(25)]
+    node = await storage.get_node("p")
+    assert node is not None and node.child_count == 25
+
+
+async def test_orphans_are_found(tmp_path: Path) -> None:
+    storage = await _copy(tmp_path)
+    try:
+        orphans = (await storage.list_orphans()).items
+        assert [node.session_id for node in orphans] == [ROOT + "6"]
+        assert orphans[0].parent_session_id == ROOT[:-1] + "99"
+    finally:
+        await storage.close()
+
+
+async def test_every_snapshot_version_is_listed(tmp_path: Path) -> None:
+    storage = await _copy(tmp_path)
+    try:
+        snapshots = await storage.list_snapshots(ROOT + "2")
+        assert [s.version for s in snapshots] == [1, 2, 3]
+        boundaries = [s.compacted_through_sequence for s in snapshots]
+        assert boundaries == sorted(boundaries) and len(set(boundaries)) == 3
+        assert all(isinstance(s.message, CompactedMessage) and s.summary_text for s in snapshots)
+        latest = (await storage.load(ROOT + "2")).snapshot
+        assert latest is not None and latest.version == 3 and latest.id == snapshots[-1].id
+        assert await storage.list_snapshots("missing") == []
+    finally:
+        await storage.close()
+
+
+async def test_raw_log_windows_and_bounds(tmp_path: Path) -> None:
+    storage = await _copy(tmp_path)
+    sid = ROOT + "9"
+    try:
+        bounds = await storage.raw_bounds(sid)
+        assert (bounds.first_sequence, bounds.last_sequence, bounds.count) == (1, 120, 120)
+        first = await storage.raw_page(sid, limit=50)
+        assert [r.sequence for r in first] == list(range(1, 51))
+        middle = await storage.raw_page(sid, after_sequence=50, limit=50)
+        assert [r.sequence for r in middle] == list(range(51, 101))
+        last = await storage.raw_page_before(sid, limit=50)
+        assert [r.sequence for r in last] == list(range(71, 121))
+        previous = await storage.raw_page_before(sid, before_sequence=71, limit=50)
+        assert [r.sequence for r in previous] == list(range(21, 71))
+        assert await storage.raw_page(sid, after_sequence=120) == []
+        empty = await storage.raw_bounds("missing")
+        assert (empty.first_sequence, empty.last_sequence, empty.count) == (None, None, 0)
+    finally:
+        await storage.close()
+
+
+async def test_session_totals(storage: SQLiteSessionStorage) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    await storage.append("s", "r", UserMessage(content="q"), timing=MessageTiming(start, start, 0))
+    for index in range(3):
+        at = start + timedelta(seconds=index + 1)
+        await storage.append(
+            "s",
+            "r",
+            AssistantMessage(content="a"),
+            timing=MessageTiming(
+                at,
+                at + timedelta(seconds=1),
+                1_000,
+                reasoning_started_at=at,
+                reasoning_completed_at=at,
+                reasoning_duration_ns=10,
+            ),
+            usage=ModelUsage(input_tokens=100, output_tokens=10, cache_read_tokens=50, reasoning_tokens=2),
+        )
+    end = start + timedelta(seconds=4)
+    await storage.append(
+        "s", "r", ToolMessage(tool_call_id="c", name="t", content="r"), timing=MessageTiming(end, end, 0)
+    )
+    totals = await storage.session_totals("s")
+    assert totals.messages == 5
+    assert totals.by_kind == {MessageKind.USER: 1, MessageKind.ASSISTANT: 3, MessageKind.TOOL: 1}
+    assert (totals.input_tokens, totals.output_tokens, totals.cache_read_tokens) == (300, 30, 150)
+    assert (totals.reasoning_tokens, totals.cache_write_tokens, totals.total_tokens) == (6, 0, 330)
+    assert (totals.duration_ns, totals.reasoning_duration_ns, totals.content_duration_ns) == (3_000, 30, 0)
+    assert totals.first_started_at == start
+    assert totals.last_completed_at == start + timedelta(seconds=4)
+    empty = await storage.session_totals("missing")
+    assert empty.messages == 0 and empty.by_kind == {} and empty.first_started_at is None
