@@ -6,21 +6,6 @@ the storage classes, the typed records, the message types and the envelope codec
 
 from __future__ import annotations
 
-from .browse import SQLiteSessionStorage, SQLSessionStorage, open_store
-from .codec import MESSAGE_TYPES, MessageKind, decode_message_leniently, decode_messages, encode_messages
-from .engine import DEFAULT_PATH, Target, parse_target
-from .errors import (
-    NotSQLiteError,
-    NotZettStoreError,
-    ReadOnlyStoreError,
-    StoreConnectionError,
-    StoreCorruptError,
-    StoreError,
-    StoreIsDirectoryError,
-    StoreLockedError,
-    StoreNotFoundError,
-    StorePermissionError,
-)
 from ..model.messages import (
     AgentMessage,
     AnyMessage,
@@ -54,6 +39,21 @@ from ..model.records import (
     SessionTotals,
     SessionView,
     SnapshotInfo,
+)
+from .browse import SQLiteSessionStorage, SQLSessionStorage, open_store
+from .codec import MESSAGE_TYPES, MessageKind, decode_message_leniently, decode_messages, encode_messages
+from .engine import DEFAULT_PATH, Target, parse_target
+from .errors import (
+    NotSQLiteError,
+    NotZettStoreError,
+    ReadOnlyStoreError,
+    StoreConnectionError,
+    StoreCorruptError,
+    StoreError,
+    StoreIsDirectoryError,
+    StoreLockedError,
+    StoreNotFoundError,
+    StorePermissionError,
 )
 from .sync import SyncObject, SyncRuntime
 

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import String, TypeDecorator
 
-from .codec import decode_message_leniently
 from ..model.messages import CompactedMessage, UnreadableMessage
 from ..model.records import RawMessageRecord, SessionNode, SessionSummary, SnapshotInfo
+from .codec import decode_message_leniently
 
 #: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
 UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)

@@ -29,13 +29,13 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
+from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
+from ..model.records import ContextSnapshot, MessageTiming, ModelUsage, RawMessageRecord, SessionSummary, SessionView
 from . import schema
 from .codec import MessageKind, encode_messages, kind_of
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreError, StoreLockedError
 from .ids import new_uuid7
-from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
-from ..model.records import ContextSnapshot, MessageTiming, ModelUsage, RawMessageRecord, SessionSummary, SessionView
 from .rows import StoredDateTime, record_from_row, snapshot_info_from_row, summary_from_row
 from .sync import SyncObject, SyncRuntime
 
