@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from zett_browser.storage import SQLiteSessionStorage
+
+# The throwaway zett-agent venv lives under the real home, fixed before any test patches HOME.
+os.environ.setdefault("ZETT_AGENT_VENV", str(Path.home() / ".cache" / "zett-browser-tests" / "zett-agent-0.2.1"))
 
 
 @pytest.fixture(autouse=True)
