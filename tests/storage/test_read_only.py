@@ -264,3 +264,26 @@ async def test_a_wal_writer_holding_a_write_transaction_does_not_block_browsing(
     assert {s.title for s in await storage.list_sessions()} == {"uncommitted"}
     await storage.close()
     writer.close()
+
+
+async def test_mode_ro_is_used_for_a_file_the_user_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root may write anything, so force the non-writable branch and check it still browses cleanly."""
+    import zett_browser.storage.engine as engine
+
+    store = tmp_path / "s.sqlite3"
+    shutil.copy(FIXTURES / "storage_api.sqlite3", store)
+    with sqlite3.connect(store) as connection:
+        connection.execute("pragma journal_mode=delete")
+    modes: list[str] = []
+    original = engine.sqlite_uri
+
+    def spy(path: Path, mode: str) -> str:
+        modes.append(mode)
+        return original(path, mode)
+
+    monkeypatch.setattr(engine, "browse_mode", lambda path: "ro")
+    monkeypatch.setattr(engine, "sqlite_uri", spy)
+    before_digest, before_listing = digest(store), listing(tmp_path)
+    assert await browse_everything(store) > 0
+    assert modes == ["ro"]
+    assert digest(store) == before_digest and listing(tmp_path) == before_listing
