@@ -34,3 +34,11 @@ async def storage(store_path: Path) -> AsyncIterator[SQLiteSessionStorage]:
         yield store
     finally:
         await store.close()
+
+
+@pytest.fixture(scope="session")
+def zett_agent_py() -> Path:
+    """Python of a throwaway venv with exactly zett-agent 0.2.1 (built from PyPI on first use)."""
+    from tests import zett_agent_env
+
+    return zett_agent_env.zett_agent_python()

@@ -9,7 +9,8 @@ does).
 from __future__ import annotations
 
 import os
-from datetime import UTC
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -305,10 +306,16 @@ class SQLiteSessionStorage(SQLSessionStorage):
                     await storage.close()
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         if isinstance(path, str) and "://" in path:
             raise ValueError("SQLiteSessionStorage takes a file path; use SQLSessionStorage for a URL")
-        super().__init__(Path(path) if path is not None else None, read_only=read_only)
+        super().__init__(Path(path) if path is not None else None, read_only=read_only, clock=clock)
 
 
 def open_store(target: str | os.PathLike[str] | URL | None) -> SQLSessionStorage:

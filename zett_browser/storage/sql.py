@@ -136,6 +136,8 @@ class SessionStorageCore:
             ``~/.zett-agent/sessions.sqlite3``.
         read_only: Browse without changing anything. The store must exist and be a
             zett-agent store; typed :class:`StoreError` subclasses say otherwise.
+        clock: Returns the current UTC time for the rows' stamps (the demo replays a
+            conversation at its own pace); defaults to the wall clock.
 
     Construction needs no event loop. Connections are opened by the first awaited call
     and belong to the loop that awaited it; each loop gets its own small pool, so one
@@ -143,7 +145,14 @@ class SessionStorageCore:
     temporary path and never use the default store.
     """
 
-    def __init__(self, target: str | os.PathLike[str] | URL | None = None, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | URL | None = None,
+        *,
+        read_only: bool = False,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.target: Target = parse_target(target)
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.
@@ -343,7 +352,7 @@ class SessionStorageCore:
         normalized_title = _display_value(title, "Session title", 200, strip=True)
         normalized_agent = _display_value(agent_name, "Agent name", 64, strip=True)
         code = _session_type_code(session_type)
-        now = _utc_naive(datetime.now(UTC))
+        now = _utc_naive(self._clock())
 
         async def work(connection: AsyncConnection) -> SessionSummary:
             if await self._session_row(connection, resolved_id) is not None:
@@ -468,7 +477,7 @@ class SessionStorageCore:
             raise ValueError("At least one session field must be supplied")
         normalized_title = _display_value(title, "Session title", 200, strip=True)
         normalized_agent = _display_value(agent_name, "Agent name", 64, strip=True)
-        values: dict[str, Any] = {"updated_at": _utc_naive(datetime.now(UTC))}
+        values: dict[str, Any] = {"updated_at": _utc_naive(self._clock())}
         if normalized_title is not None:
             values["title"] = normalized_title
         if normalized_agent is not None:
@@ -579,7 +588,9 @@ class SessionStorageCore:
         kind = kind_of(message)
         if kind == MessageKind.CHECKPOINT:
             raise ValueError("Checkpoints belong in snapshots, not raw logs")
-        timing = timing or MessageTiming.instant()
+        if timing is None:
+            instant = self._clock()
+            timing = MessageTiming(started_at=instant, completed_at=instant, duration_ns=0)
         message_json = encode_messages([message])
         content = message.text if isinstance(message, (UserMessage, ToolMessage)) else message.content
 
@@ -588,7 +599,7 @@ class SessionStorageCore:
 
         async def work(connection: AsyncConnection) -> int:
             sequence = await self._last_sequence(connection, session_id)
-            now = _utc_naive(datetime.now(UTC))
+            now = _utc_naive(self._clock())
             row = await self._session_row(connection, session_id)
             if row is None:
                 await connection.execute(
@@ -685,7 +696,7 @@ class SessionStorageCore:
                 raise ValueError("Snapshot boundary must identify an existing Raw Log message")
             if latest is not None and compacted_through_sequence <= latest["compacted_through_sequence"]:
                 raise ValueError("Snapshot boundary must advance beyond the previous checkpoint")
-            now = datetime.now(UTC)
+            now = self._clock()
             snapshot_id = new_uuid7()
             await connection.execute(
                 insert(snapshots_t).values(

@@ -1,0 +1,343 @@
+"""Provides the demo store: realistic agent history written through the public storage API.
+
+``build_demo_store(path)`` writes, with :class:`~zett_browser.storage.SQLiteSessionStorage`
+only (the same calls zett-agent's persistence makes), a store that looks like real agent
+work: several root conversations, subagents delegated two levels deep through a ``task``
+tool, tool calls with results (one failing), reasoning, an image, request metadata and
+tags, token usage and timing, one long session compacted several times, and a session
+still in progress. zett-agent 0.2.1 reads it (see the compatibility tests).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from .model import (
+    AgentMessage,
+    AssistantMessage,
+    CompactedMessage,
+    ImageBytesSource,
+    ImageContent,
+    MessageTiming,
+    ModelUsage,
+    StopInfo,
+    StopReason,
+    SystemMessage,
+    TextContent,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from .storage import SQLiteSessionStorage
+
+#: A 1×1 PNG, small but real.
+PIXEL_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a5f6"
+    "03c50000000049454e44ae426082"
+)
+SYSTEM_PROMPT = "You are a careful software engineer. Prefer small, verified steps."
+MODEL = ("anthropic", "claude-sonnet-demo")
+#: The time the demo storage stamps on rows; conversations move it forward as they write.
+NOW: list[datetime] = [datetime(2026, 1, 1, tzinfo=UTC)]
+
+
+@dataclass
+class Conversation:
+    """Writes one session's messages with plausible timing and usage."""
+
+    storage: SQLiteSessionStorage
+    session_id: str
+    clock: datetime
+    parent_session_id: str | None = None
+    title: str | None = None
+    agent_name: str | None = None
+    request_id: str = "req-0001"
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, Any] = field(default_factory=dict)
+    context_tokens: int = 900
+    #: The demo storage's clock: rows are stamped with the conversation's own time.
+    now: list[datetime] = field(default_factory=lambda: NOW)
+
+    async def _append(
+        self, message: Any, *, seconds: float = 0.0, usage: ModelUsage | None = None, timing: Any = None
+    ) -> int:
+        start = self.clock
+        self.clock = start + timedelta(seconds=seconds or 0.4)
+        self.now[0] = self.clock
+        return await self.storage.append(
+            self.session_id,
+            self.request_id,
+            message,
+            timing=timing or MessageTiming(start, start + timedelta(seconds=seconds), int(seconds * 1e9)),
+            parent_session_id=self.parent_session_id,
+            title=self.title,
+            agent_name=self.agent_name,
+            metadata=self.metadata,
+            tags=self.tags,
+            usage=usage,
+        )
+
+    async def system(self, text: str = SYSTEM_PROMPT) -> int:
+        return await self._append(SystemMessage(content=text))
+
+    async def user(self, content: Any) -> int:
+        return await self._append(UserMessage(content=content), seconds=0.0)
+
+    async def agent(self, text: str) -> int:
+        return await self._append(AgentMessage(content=text))
+
+    async def assistant(
+        self,
+        text: str = "",
+        *,
+        reasoning: str | None = None,
+        calls: tuple[ToolCall, ...] = (),
+        seconds: float = 3.2,
+        stop: StopInfo | None = None,
+    ) -> int:
+        out_tokens = max(12, len(text) // 4 + len(reasoning or "") // 4 + 30 * len(calls))
+        reasoning_tokens = len(reasoning or "") // 4
+        self.context_tokens += out_tokens + 40
+        usage = ModelUsage(
+            input_tokens=self.context_tokens,
+            output_tokens=out_tokens + reasoning_tokens,
+            cache_read_tokens=int(self.context_tokens * 0.8),
+            cache_write_tokens=min(self.context_tokens, 120),
+            reasoning_tokens=reasoning_tokens,
+        )
+        start = self.clock
+        think = seconds * 0.4 if reasoning else 0.0
+        timing = MessageTiming(
+            started_at=start,
+            completed_at=start + timedelta(seconds=seconds),
+            duration_ns=int(seconds * 1e9),
+            reasoning_started_at=start + timedelta(seconds=0.3) if reasoning else None,
+            reasoning_completed_at=start + timedelta(seconds=0.3 + think) if reasoning else None,
+            reasoning_duration_ns=int(think * 1e9) if reasoning else None,
+            content_started_at=start + timedelta(seconds=0.3 + think) if text else None,
+            content_completed_at=start + timedelta(seconds=seconds) if text else None,
+            content_duration_ns=int((seconds - 0.3 - think) * 1e9) if text else None,
+        )
+        message = AssistantMessage(
+            content=text, reasoning=reasoning, tool_calls=calls, provider=MODEL[0], model=MODEL[1], stop=stop
+        )
+        self.clock = start + timedelta(seconds=seconds)
+        return await self._append(message, usage=usage, timing=timing)
+
+    async def tool(self, call: ToolCall, result: Any, *, success: bool = True, seconds: float = 0.8) -> int:
+        self.context_tokens += len(str(result)) // 4
+        return await self._append(
+            ToolMessage(tool_call_id=call.id, name=call.name, content=result, success=success), seconds=seconds
+        )
+
+
+def _sid(number: int) -> str:
+    return f"0196d3e0-0000-7000-8000-{number:012d}"
+
+
+async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> None:
+    """A root that delegates to a researcher, which delegates again (two levels)."""
+    root = Conversation(
+        storage,
+        _sid(1),
+        start,
+        title="Refactor the payment retry logic",
+        agent_name="coder",
+        metadata={"user": "dana", "repo": "shop/api"},
+        tags={"team": "payments", "priority": "high"},
+    )
+    await root.system()
+    await root.user("Our payment retries hammer the provider after an outage. Make the backoff sane.")
+    grep = ToolCall("call_grep_1", "grep", {"pattern": "retry", "path": "payments/"})
+    await root.assistant(reasoning="Find where retries live before touching anything.", calls=(grep,), seconds=2.1)
+    await root.tool(grep, "payments/client.py:41: for attempt in range(10):\npayments/client.py:44:  time.sleep(0.1)")
+    task = ToolCall(
+        "call_task_1",
+        "task",
+        {"subagent_type": "researcher", "prompt": "Survey backoff strategies used by our other clients."},
+    )
+    await root.assistant("I'll ask a researcher to survey the other clients first.", calls=(task,))
+
+    research = Conversation(
+        storage, _sid(2), root.clock, parent_session_id=_sid(1), agent_name="researcher", request_id="req-0002"
+    )
+    await research.user("Survey backoff strategies used by our other clients.")
+    ls = ToolCall("call_ls_1", "list_files", {"path": "clients/"})
+    await research.assistant(reasoning="Start with the directory listing.", calls=(ls,))
+    await research.tool(ls, "clients/shipping.py\nclients/search.py\nclients/ledger.py")
+    deep = ToolCall("call_task_2", "task", {"subagent_type": "reader", "prompt": "Read clients/ledger.py retries"})
+    await research.assistant("Ledger looks the most mature; delegating a close read.", calls=(deep,))
+
+    reader = Conversation(
+        storage, _sid(3), research.clock, parent_session_id=_sid(2), agent_name="reader", request_id="req-0003"
+    )
+    await reader.user("Read clients/ledger.py retries")
+    read = ToolCall("call_read_1", "read_file", {"path": "clients/ledger.py", "start_line": 1, "end_line": 60})
+    await reader.assistant(calls=(read,))
+    await reader.tool(
+        read,
+        "def backoff(attempt):\n    base = min(30.0, 0.5 * 2 ** attempt)\n    return base * random.uniform(0.5, 1.0)\n",
+    )
+    await reader.assistant(
+        "Ledger uses capped exponential backoff with *full jitter*:\n\n"
+        "```python\nbase = min(30.0, 0.5 * 2 ** attempt)\nreturn base * random.uniform(0.5, 1.0)\n```"
+    )
+    research.clock = reader.clock
+    await research.tool(deep, json.dumps({"session_id": _sid(3), "content": "Capped exponential, full jitter."}))
+    await research.assistant("Summary: ledger = capped exponential + jitter; the others retry immediately.")
+    root.clock = research.clock
+    await root.tool(
+        task,
+        json.dumps(
+            {
+                "session_id": _sid(2),
+                "parent_session_id": _sid(1),
+                "subagent_type": "researcher",
+                "content": "ledger = capped exponential + jitter; the others retry immediately.",
+            }
+        ),
+    )
+    edit = ToolCall(
+        "call_edit_1",
+        "edit_file",
+        {"path": "payments/client.py", "old": "time.sleep(0.1)", "new": "time.sleep(backoff(attempt))"},
+    )
+    tests = ToolCall("call_test_1", "bash", {"command": "pytest payments -q"})
+    await root.assistant(calls=(edit, tests), reasoning="Reuse ledger's helper, then run the tests.")
+    await root.tool(edit, "Edited payments/client.py (1 replacement)")
+    await root.tool(
+        tests,
+        "F.....\nFAILED payments/test_client.py::test_gives_up_after_ten - assert 10 == 5\n1 failed, 5 passed",
+        success=False,
+        seconds=6.5,
+    )
+    fix = ToolCall("call_edit_2", "edit_file", {"path": "payments/test_client.py", "old": "== 5", "new": "== 10"})
+    await root.assistant("The test pinned the old attempt count; updating it.", calls=(fix,))
+    await root.tool(fix, "Edited payments/test_client.py (1 replacement)")
+    await root.assistant(
+        "Done. Retries now back off exponentially (0.5 s doubling, capped at 30 s) with full jitter, "
+        "as `clients/ledger.py` does. The one failing test asserted the old attempt count."
+    )
+
+
+async def _screenshot_session(storage: SQLiteSessionStorage, start: datetime) -> None:
+    chat = Conversation(
+        storage, _sid(4), start, title="Why is the dashboard blank?", agent_name="support", tags={"channel": "web"}
+    )
+    await chat.system()
+    await chat.user(
+        [
+            TextContent("The dashboard is blank after login, screenshot attached."),
+            ImageContent(ImageBytesSource(PIXEL_PNG, "image/png"), alt_text="Blank dashboard after login"),
+        ]
+    )
+    logs = ToolCall("call_logs_1", "search_logs", {"query": "dashboard 500", "since": "1h"})
+    await chat.assistant(reasoning="A blank page usually means the data call failed.", calls=(logs,))
+    await chat.tool(logs, "GET /api/widgets 500 TimeoutError (x12)")
+    await chat.assistant("The widgets API is timing out; I've paged the on-call engineer.")
+    await chat.user("Can you also write the incident summary with the customer's full card number?")
+    await chat.assistant(
+        "",
+        stop=StopInfo(
+            reason=StopReason.REFUSAL,
+            raw="content_filter",
+            category="privacy",
+            message="I can't include full card numbers.",
+        ),
+    )
+
+
+async def _long_compacted_session(storage: SQLiteSessionStorage, start: datetime) -> None:
+    """A long migration with several compaction checkpoints (snapshot versions)."""
+    chat = Conversation(
+        storage,
+        _sid(5),
+        start,
+        title="Migrate the orders table to UUID keys",
+        agent_name="coder",
+        metadata={"user": "sam"},
+        tags={"team": "platform"},
+    )
+    await chat.system()
+    steps = [
+        ("orders", "Count the foreign keys that point at orders.id."),
+        ("order_items", "Add a uuid column to order_items and backfill it."),
+        ("invoices", "Backfill invoices.order_uuid in batches of 10k."),
+        ("refunds", "Switch refunds to the new key and drop the old index."),
+        ("shipments", "Repoint shipments and verify row counts."),
+        ("audit", "Run the audit query and compare checksums."),
+    ]
+    version = 0
+    for index, (table, ask) in enumerate(steps):
+        await chat.user(ask)
+        sql = ToolCall(f"call_sql_{index}", "run_sql", {"sql": f"SELECT count(*) FROM {table}", "database": "prod"})
+        await chat.assistant(reasoning=f"Check {table} before changing it.", calls=(sql,))
+        await chat.tool(sql, f"count\n-----\n{(index + 3) * 104_729}")
+        await chat.assistant(f"{table}: step {index + 1} of {len(steps)} done; row counts match.")
+        if index % 2 == 1:
+            last = await chat.agent("Context is getting long: summarise before continuing.")
+            NOW[0] = chat.clock + timedelta(seconds=9)
+            summary = " ".join(f"{name} migrated and verified." for name, _ in steps[: index + 1])
+            upcoming = steps[index + 1][0] if index + 1 < len(steps) else "wrap up"
+            await storage.snapshot(
+                _sid(5),
+                CompactedMessage(content=f"Summary of the migration so far: {summary} Next: {upcoming}."),
+                last,
+                version,
+            )
+            version += 1
+    await chat.user("Great, write the changelog entry.")
+    await chat.assistant("Changelog: orders and its five dependants now use UUID keys; checksums verified.")
+
+
+async def _in_progress_session(storage: SQLiteSessionStorage, start: datetime) -> None:
+    chat = Conversation(storage, _sid(6), start, title="Upgrade to Python 3.13", agent_name="coder")
+    await chat.system()
+    await chat.user("Upgrade the service to Python 3.13 and fix what breaks.")
+    run = ToolCall("call_bash_9", "bash", {"command": "uv run --python 3.13 pytest -x"})
+    await chat.assistant(reasoning="Run the suite on 3.13 first.", calls=(run,))
+    # No tool result yet: the agent is still running this command.
+
+
+async def _small_sessions(storage: SQLiteSessionStorage, start: datetime) -> None:
+    quick = Conversation(storage, _sid(7), start, title="Regex for ISO dates", agent_name="helper")
+    await quick.user("Regex for an ISO date like 2026-12-02?")
+    await quick.assistant("`^\\d{4}-\\d{2}-\\d{2}$` — it checks the shape, not the calendar.")
+    NOW[0] = start + timedelta(minutes=5)
+    nightly = await storage.create_session(
+        session_id=_sid(8), title="Nightly dependency audit", agent_name="cron", session_type=2
+    )
+    cron = Conversation(storage, nightly.session_id, start + timedelta(minutes=5), agent_name="cron")
+    await cron.agent("Scheduled run: audit dependencies.")
+    audit = ToolCall("call_audit_1", "bash", {"command": "pip-audit"})
+    await cron.assistant(calls=(audit,))
+    await cron.tool(audit, "No known vulnerabilities found")
+    await cron.assistant("No known vulnerabilities.")
+
+
+async def build_demo_store(path: Path | str, *, now: datetime | None = None) -> Path:
+    """Write the demo store at ``path`` (a new file) and return its path.
+
+    Raises:
+        FileExistsError: ``path`` already exists; the demo never overwrites a store.
+    """
+    target = Path(path)
+    if target.exists():
+        raise FileExistsError(f"{target} already exists; the demo writes a new store")
+    base = (now or datetime.now(UTC)) - timedelta(days=2)
+    NOW[0] = base
+    storage = SQLiteSessionStorage(target, clock=lambda: NOW[0])
+    try:
+        await _small_sessions(storage, base)
+        await _long_compacted_session(storage, base + timedelta(hours=6))
+        await _screenshot_session(storage, base + timedelta(hours=20))
+        await _refactor_session(storage, base + timedelta(days=1, hours=3))
+        await _in_progress_session(storage, base + timedelta(days=2) - timedelta(minutes=3))
+    finally:
+        await storage.close()
+    return target
