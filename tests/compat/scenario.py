@@ -30,11 +30,11 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
-UTC = timezone.utc
+UTC = UTC
 BASE = datetime(2025, 1, 15, 9, 30, 0, 125000, tzinfo=UTC)
 #: Exported by ``zett_browser.storage`` with the same names as zett-agent's classes.
 API_NAMES = (

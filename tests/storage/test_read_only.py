@@ -266,7 +266,9 @@ async def test_a_wal_writer_holding_a_write_transaction_does_not_block_browsing(
     writer.close()
 
 
-async def test_mode_ro_is_used_for_a_file_the_user_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_mode_ro_is_used_for_a_file_the_user_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Root may write anything, so force the non-writable branch and check it still browses cleanly."""
     import zett_browser.storage.engine as engine
 
