@@ -166,3 +166,22 @@ async def test_session_totals(storage: SQLiteSessionStorage) -> None:
     assert totals.last_completed_at == start + timedelta(seconds=4)
     empty = await storage.session_totals("missing")
     assert empty.messages == 0 and empty.by_kind == {} and empty.first_started_at is None
+
+
+async def test_change_token_moves_on_every_kind_of_commit(storage: SQLiteSessionStorage, store_path: Path) -> None:
+    await storage.create_session(session_id="s")
+    browser = open_store(store_path)
+    try:
+        tokens = [await browser.change_token()]
+        assert await browser.change_token() == tokens[0], "stable while nothing changes"
+        await storage.append("s", "r", UserMessage(content="x"))
+        tokens.append(await browser.change_token())
+        await storage.snapshot("s", CompactedMessage(content="sum"), 1, 0)
+        tokens.append(await browser.change_token())
+        await storage.create_session(session_id="child", parent_session_id="s")
+        tokens.append(await browser.change_token())
+        await storage.update_session("s", title="renamed")
+        tokens.append(await browser.change_token())
+        assert len(set(tokens)) == len(tokens)
+    finally:
+        await browser.close()

@@ -284,6 +284,25 @@ class SQLSessionStorage(SessionStorageCore):
         return await self._read(work, consistent=True)
 
 
+    async def change_token(self) -> tuple[object, ...]:
+        """A cheap value that changes whenever a session, message or snapshot is committed.
+
+        Appends and session updates move the newest ``updated_at`` (read from the activity
+        index); a new snapshot moves the largest snapshot id (UUIDv7, time-ordered, read
+        from the primary key). Two index look-ups, whatever the store's size, on any
+        dialect; compare tokens to decide whether anything needs re-reading.
+        """
+        statement = select(
+            select(func.max(sessions_t.c.updated_at)).scalar_subquery(),
+            select(func.max(snapshots_t.c.id)).scalar_subquery(),
+        )
+
+        async def work(connection: AsyncConnection) -> tuple[object, ...]:
+            return tuple((await connection.execute(statement)).one())
+
+        return await self._read(work)
+
+
 class SQLiteSessionStorage(SQLSessionStorage):
     """SQLite file storage, zett-agent's documented ``SQLiteSessionStorage``.
 
