@@ -36,7 +36,9 @@ async def measure(path: Path, rounds: int) -> dict[str, list[float]]:
     pooled = open_store(path)
     await pooled.raw_page("s", limit=50)
     fresh = create_async_engine(f"sqlite+aiosqlite:///{path}", poolclass=NullPool)
-    statement = select(*RAW_COLUMNS).where(raw_t.c.session_id == "s", raw_t.c.sequence > 1000).order_by(raw_t.c.sequence)
+    statement = (
+        select(*RAW_COLUMNS).where(raw_t.c.session_id == "s", raw_t.c.sequence > 1000).order_by(raw_t.c.sequence)
+    )
     times: dict[str, list[float]] = {"pooled connection": [], "new connection per call": []}
     for _ in range(rounds):
         started = time.perf_counter()
