@@ -118,6 +118,11 @@ def _decode_bytes(value: dict[str, Any]) -> object:
     return value
 
 
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(item.name for item in dataclasses.fields(cls))
+
+
 def _attach_unknown(obj: Any, data: Any) -> None:
     """Record keys of ``data`` that the dataclass ``obj`` has no field for, recursively."""
     if not (dataclasses.is_dataclass(obj) and isinstance(data, Mapping)):
@@ -125,7 +130,7 @@ def _attach_unknown(obj: Any, data: Any) -> None:
             for child, child_data in zip(obj, data, strict=False):
                 _attach_unknown(child, child_data)
         return
-    names = {item.name for item in dataclasses.fields(obj)}
+    names = _field_names(type(obj))
     extras = {key: value for key, value in data.items() if key not in names}
     if extras and _EXTRA in names:
         object.__setattr__(obj, _EXTRA, extras)
