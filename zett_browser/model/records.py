@@ -209,7 +209,8 @@ class SessionView(BaseModel):
 class SessionNode:
     """A session as the tree shows it: identity, counts and activity.
 
-    ``message_count`` counts Raw Log rows; ``child_count`` counts delegated sessions
+    ``message_count`` is the last Raw Log sequence (the row count in any store zett-agent
+    wrote: sequences run 1, 2, 3 ... without gaps); ``child_count`` counts delegated sessions
     whose parent is this one; ``snapshot_count`` counts compaction checkpoints.
     """
 
