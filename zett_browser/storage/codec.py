@@ -130,7 +130,7 @@ def _attach_unknown(obj: Any, data: Any) -> None:
             for child, child_data in zip(obj, data, strict=False):
                 _attach_unknown(child, child_data)
         return
-    names = _field_names(type(obj))
+    names = _field_names(type(obj))  # type: ignore[arg-type]
     extras = {key: value for key, value in data.items() if key not in names}
     if extras and _EXTRA in names:
         object.__setattr__(obj, _EXTRA, extras)
