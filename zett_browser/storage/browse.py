@@ -298,7 +298,6 @@ class SQLSessionStorage(SessionStorageCore):
 
         return await self._read(work, consistent=True)
 
-
     async def change_token(self) -> tuple[object, ...]:
         """A cheap value that changes whenever a session, message or snapshot is committed.
 

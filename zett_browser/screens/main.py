@@ -1,0 +1,438 @@
+"""Provides the main screen: tree, Raw Log pane and inspector, and every storage call.
+
+This screen is the only UI code that talks to the storage. Each call runs in an async
+worker on the app's own event loop (no threads of ours); a failure becomes a notice and
+an error line, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+from textual.widgets.tree import TreeNode
+
+from ..model import (
+    AssistantMessage,
+    CompactedMessage,
+    RawMessageRecord,
+    SessionNode,
+    SnapshotInfo,
+    ToolMessage,
+)
+from ..widgets.inspector import Inspector
+from ..widgets.rawlog import RawLogView
+from ..widgets.render import full_text, kind_name
+from ..widgets.safe import clean, one_line
+from ..widgets.session_tree import NodeData, SessionTree
+from .detail import HelpScreen, MessageDetail
+
+if TYPE_CHECKING:
+    from ..app import ZettBrowserApp
+
+ROOTS_PAGE = 100
+CHILDREN_PAGE = 200
+
+
+@dataclass
+class OpenSession:
+    """What the Raw Log pane shows now."""
+
+    node: SessionNode
+    count: int = 0
+    first: int = 0
+    last: int = 0
+    page_start: int = 0
+    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    model_view: bool = False
+
+
+class MainScreen(Screen[None]):
+    """Session tree, Raw Log and inspector."""
+
+    BINDINGS = [
+        Binding("n", "page('next')", "Next page"),
+        Binding("p", "page('prev')", "Prev page"),
+        Binding("g", "page('first')", "First", show=False),
+        Binding("G", "page('last')", "Last", show=False),
+        Binding("colon", "jump", "Jump to #"),
+        Binding("i", "toggle_inspector", "Inspector"),
+        Binding("m", "toggle_model_view", "Raw/Model"),
+        Binding("t", "toggle_tree", "Tree", show=False),
+        Binding("b", "back", "Back"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: OpenSession | None = None
+        self.history: list[str] = []
+
+    @property
+    def browser(self) -> ZettBrowserApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="panes"):
+            yield SessionTree(clock=self.browser.clock, id="tree")
+            with Vertical(id="center"):
+                yield Static(id="breadcrumb")
+                yield Static(id="page-status")
+                yield RawLogView(id="rawlog")
+                yield Input(placeholder="Jump to sequence number, then enter", id="jump", classes="hidden")
+            yield Inspector(id="inspector")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "zett-browser"
+        self.sub_title = self.browser.storage.display_name
+        self.load_roots()
+        if self.browser.start_session:
+            self.open_session_by_id(self.browser.start_session, self.browser.start_seq)
+
+    # ---------------------------------------------------------------- tree
+
+    @work(group="tree", exit_on_error=False)
+    async def load_roots(self) -> None:
+        tree = self.query_one(SessionTree)
+        try:
+            page = await self.browser.storage.list_roots(limit=ROOTS_PAGE)
+            orphans = await self.browser.storage.list_orphans(limit=1)
+        except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
+            self._failed("Could not list sessions", error)
+            return
+        if not page.items and not orphans.items:
+            self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
+        tree.add_sessions(tree.root, page.items, page.next_cursor)
+        if orphans.items:
+            tree.add_orphan_group()
+        tree.root.expand()
+        if self.open is None and page.items and not self.browser.start_session:
+            tree.move_cursor(tree.root.children[0] if tree.root.children else None)
+            self.open_session_by_id(page.items[0].session_id, None)
+
+    @work(group="tree", exit_on_error=False)
+    async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
+        tree = self.query_one(SessionTree)
+        try:
+            if event.parent_id is None:
+                page = await self.browser.storage.list_roots(limit=ROOTS_PAGE, cursor=event.cursor)
+            else:
+                page = await self.browser.storage.list_children(
+                    event.parent_id, limit=CHILDREN_PAGE, cursor=event.cursor
+                )
+        except Exception as error:  # noqa: BLE001
+            self._failed("Could not load sessions", error)
+            return
+        tree.add_sessions(event.node, page.items, page.next_cursor)
+
+    @work(group="tree", exit_on_error=False)
+    async def on_session_tree_orphans_wanted(self, event: SessionTree.OrphansWanted) -> None:
+        tree = self.query_one(SessionTree)
+        try:
+            page = await self.browser.storage.list_orphans(limit=CHILDREN_PAGE, cursor=event.cursor)
+        except Exception as error:  # noqa: BLE001
+            self._failed("Could not load orphaned sessions", error)
+            return
+        tree.add_sessions(event.node, page.items, page.next_cursor, orphans=True)
+
+    def on_session_tree_session_chosen(self, event: SessionTree.SessionChosen) -> None:
+        if self.open is None or self.open.node.session_id != event.session.session_id:
+            self.open_session_by_id(event.session.session_id, None)
+
+    # ---------------------------------------------------------------- opening a session
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def open_session_by_id(self, session_id: str, sequence: int | None, *, push: bool = False) -> None:
+        storage = self.browser.storage
+        try:
+            node = await storage.get_node(session_id)
+            if node is None:
+                self.notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
+                return
+            bounds = await storage.raw_bounds(session_id)
+            snapshots = await storage.list_snapshots(session_id)
+            ancestors = await storage.ancestors(session_id)
+        except Exception as error:  # noqa: BLE001
+            self._failed("Could not open the session", error)
+            return
+        if push and self.open is not None:
+            self.history.append(self.open.node.session_id)
+        self.open = OpenSession(
+            node=node,
+            count=bounds.count,
+            first=bounds.first_sequence or 0,
+            last=bounds.last_sequence or 0,
+            snapshots=snapshots,
+        )
+        self._show_breadcrumb(ancestors, node)
+        inspector = self.query_one(Inspector)
+        inspector.show(snapshots, message_count=bounds.count)
+        start = self._page_start_for(sequence) if sequence is not None else 0
+        await self._load_page(start, select=sequence)
+
+    def _page_start_for(self, sequence: int) -> int:
+        size = self.browser.page_size
+        return max(0, ((max(1, sequence) - 1) // size) * size)
+
+    def _show_breadcrumb(self, ancestors: list[SessionNode], node: SessionNode) -> None:
+        crumb = Text()
+        for parent in ancestors:
+            crumb.append(one_line(parent.title or parent.session_id[:8], 40), style="dim")
+            crumb.append("  ›  ", style="dim")
+        crumb.append(one_line(node.title or node.session_id, 60), style="bold")
+        if node.agent_name:
+            crumb.append(f"  ({clean(node.agent_name)})", style="cyan")
+        if node.parent_session_id and not ancestors:
+            crumb.append("  parent missing: orphaned", style="red")
+        if ancestors:
+            crumb.append("   b: back to parent", style="dim italic")
+        self.query_one("#breadcrumb", Static).update(crumb)
+
+    async def _load_page(self, after: int, *, select: int | None = None, before: int | None = None) -> None:
+        state = self.open
+        if state is None:
+            return
+        storage = self.browser.storage
+        size = self.browser.page_size
+        view = self.query_one(RawLogView)
+        try:
+            if state.model_view:
+                boundary = state.snapshots[-1].compacted_through_sequence if state.snapshots else 0
+                after = max(after, boundary)
+            if before is not None:
+                records = await storage.raw_page_before(state.node.session_id, before_sequence=before, limit=size)
+            else:
+                records = await storage.raw_page(state.node.session_id, after_sequence=after, limit=size)
+        except Exception as error:  # noqa: BLE001
+            self._failed("Could not read the Raw Log", error)
+            return
+        state.page_start = (records[0].sequence - 1) if records else after
+        boundaries = {
+            item.compacted_through_sequence: f"v{item.version}: compacted through #{item.compacted_through_sequence}"
+            for item in state.snapshots
+        }
+        compacted = state.snapshots[-1].compacted_through_sequence if state.snapshots else 0
+        if state.model_view:
+            records = [record for record in records if record.message.include_in_messages]
+        view.show_page(
+            records,
+            boundaries=boundaries,
+            compacted_through=compacted,
+            select_sequence=select,
+            empty_text="This session has no messages." if not state.count else "No messages here.",
+        )
+        self._show_status(records)
+
+    def _show_status(self, records: list[RawMessageRecord]) -> None:
+        state = self.open
+        status = Text()
+        if state is None:
+            return
+        if state.model_view:
+            status.append("MODEL VIEW ", style="bold reverse green")
+            if state.snapshots:
+                latest = state.snapshots[-1]
+                status.append(f" summary v{latest.version} + tail after #{latest.compacted_through_sequence} ")
+            else:
+                status.append(" no snapshot: the model sees the whole log ")
+        else:
+            status.append("RAW LOG ", style="bold reverse")
+        if records:
+            status.append(f"  #{records[0].sequence:,}–{records[-1].sequence:,} of {state.count:,}")
+        else:
+            status.append(f"  0 of {state.count:,}")
+        if state.snapshots:
+            status.append(
+                f"   ◆ {len(state.snapshots)} snapshot{'s' if len(state.snapshots) > 1 else ''}", style="yellow"
+            )
+        self.query_one("#page-status", Static).update(status)
+        if (
+            state.model_view
+            and state.snapshots
+            and records
+            and records[0].sequence == state.snapshots[-1].compacted_through_sequence + 1
+        ):
+            summary = state.snapshots[-1]
+            if isinstance(summary.message, CompactedMessage):
+                self.notify(one_line(summary.summary_text, 200), title=f"Summary v{summary.version}", markup=False)
+
+    # ---------------------------------------------------------------- actions
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def action_page(self, where: str) -> None:
+        state = self.open
+        if state is None:
+            return
+        size = self.browser.page_size
+        view = self.query_one(RawLogView)
+        if where == "first":
+            await self._load_page(0)
+        elif where == "last":
+            await self._load_page(0, before=state.last + 1)
+        elif where == "next":
+            if view.records and view.records[-1].sequence < state.last:
+                await self._load_page(view.records[-1].sequence)
+        elif where == "prev" and view.records and view.records[0].sequence > state.first:
+            start = max(0, view.records[0].sequence - 1 - size)
+            await self._load_page(start)
+
+    def action_jump(self) -> None:
+        field_ = self.query_one("#jump", Input)
+        field_.remove_class("hidden")
+        field_.value = ""
+        field_.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "jump":
+            return
+        event.input.add_class("hidden")
+        self.query_one(RawLogView).focus()
+        try:
+            sequence = int(event.value.strip().lstrip("#").replace(",", ""))
+        except ValueError:
+            self.notify("Type a sequence number such as 151", severity="warning", markup=False)
+            return
+        self.jump_to(sequence)
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def jump_to(self, sequence: int) -> None:
+        state = self.open
+        if state is None:
+            return
+        if not state.first <= sequence <= state.last:
+            self.notify(f"#{sequence} is outside #{state.first}–{state.last}", severity="warning", markup=False)
+            return
+        view = self.query_one(RawLogView)
+        if not view.select_sequence(sequence):
+            await self._load_page(self._page_start_for(sequence), select=sequence)
+
+    def action_toggle_inspector(self) -> None:
+        self.query_one(Inspector).toggle_class("hidden")
+
+    def action_toggle_tree(self) -> None:
+        self.query_one(SessionTree).toggle_class("hidden")
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def action_toggle_model_view(self) -> None:
+        state = self.open
+        if state is None:
+            return
+        state.model_view = not state.model_view
+        await self._load_page(0)
+
+    def action_back(self) -> None:
+        if self.history:
+            self.open_session_by_id(self.history.pop(), None)
+        elif self.open is not None and self.open.node.parent_session_id:
+            self.open_session_by_id(self.open.node.parent_session_id, None)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def on_raw_log_view_record_opened(self, event: RawLogView.RecordOpened) -> None:
+        record = event.record
+        title = f"#{record.sequence} {kind_name(record)}"
+        self.app.push_screen(MessageDetail(title, full_text(record)))
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def on_raw_log_view_call_jump(self, event: RawLogView.CallJump) -> None:
+        state = self.open
+        record = event.record
+        if state is None:
+            return
+        message = record.message
+        targets: set[str] = set()
+        if isinstance(message, AssistantMessage):
+            targets = {call.id for call in message.tool_calls}
+            find_result = True
+        elif isinstance(message, ToolMessage):
+            targets = {message.tool_call_id}
+            find_result = False
+        else:
+            self.notify("This message is neither a tool call nor a result", markup=False)
+            return
+        if not targets:
+            self.notify("This message calls no tools", markup=False)
+            return
+        storage = self.browser.storage
+        sequence = record.sequence
+        try:
+            # Walk outward from here a page at a time (calls and results sit close together).
+            for _ in range(20):
+                if find_result:
+                    page = await storage.raw_page(state.node.session_id, after_sequence=sequence, limit=50)
+                else:
+                    page = await storage.raw_page_before(state.node.session_id, before_sequence=sequence, limit=50)
+                    page = list(reversed(page))
+                if not page:
+                    break
+                for candidate in page:
+                    found = candidate.message
+                    if find_result and isinstance(found, ToolMessage) and found.tool_call_id in targets:
+                        self.jump_to(candidate.sequence)
+                        return
+                    if not find_result and isinstance(found, AssistantMessage):
+                        if any(call.id in targets for call in found.tool_calls):
+                            self.jump_to(candidate.sequence)
+                            return
+                sequence = page[-1].sequence
+        except Exception as error:  # noqa: BLE001
+            self._failed("Could not search the Raw Log", error)
+            return
+        self.notify("No matching tool call or result found", severity="warning", markup=False)
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def on_raw_log_view_child_requested(self, event: RawLogView.ChildRequested) -> None:
+        child = _named_child(event.record)
+        state = self.open
+        if child is None and state is not None:
+            try:
+                children = (await self.browser.storage.list_children(state.node.session_id, limit=2)).items
+            except Exception as error:  # noqa: BLE001
+                self._failed("Could not list delegated sessions", error)
+                return
+            if len(children) == 1:
+                child = children[0].session_id
+        if child is None:
+            self.notify("This message names no delegated session", markup=False)
+            return
+        self.open_session_by_id(child, None, push=True)
+
+    def on_inspector_version_chosen(self, event: Inspector.VersionChosen) -> None:
+        if self.open is not None and self.open.model_view:
+            self.open.model_view = False
+        self.jump_to(event.snapshot.compacted_through_sequence)
+
+    def _failed(self, what: str, error: Exception) -> None:
+        self.notify(f"{what}: {clean(error)}", severity="error", markup=False, timeout=8)
+
+
+def _named_child(record: RawMessageRecord) -> str | None:
+    """The child session a delegation names: a task result's JSON ``session_id``."""
+    message = record.message
+    texts: list[str] = []
+    if isinstance(message, ToolMessage) and isinstance(message.content, str):
+        texts.append(message.content)
+    for text in texts:
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("session_id"), str):
+            return str(value["session_id"])
+    return None
+
+
+def tree_node_for(tree: SessionTree, session_id: str) -> TreeNode[NodeData] | None:
+    """The loaded tree node of a session."""
+    return tree.find(session_id)

@@ -1,0 +1,86 @@
+"""Provides the snapshot/boundary inspector: every version, the model's context, the summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..model import SnapshotInfo
+from .safe import clean, plain
+
+
+class Inspector(Vertical):
+    """Snapshot versions of the open session and what the model sees."""
+
+    class VersionChosen(Message):
+        """The user chose a snapshot version: jump to its boundary."""
+
+        def __init__(self, snapshot: SnapshotInfo) -> None:
+            super().__init__()
+            self.snapshot = snapshot
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.snapshots: list[SnapshotInfo] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Snapshots", style="bold"), id="inspector-title")
+        yield OptionList(id="inspector-versions")
+        yield Static(id="inspector-context")
+        with VerticalScroll(id="inspector-summary-scroll"):
+            yield Static(id="inspector-summary")
+
+    def show(self, snapshots: Sequence[SnapshotInfo], *, message_count: int, saved_tokens: int | None = None) -> None:
+        """Show a session's snapshot versions and its model-context counts."""
+        self.snapshots = list(snapshots)
+        versions = self.query_one("#inspector-versions", OptionList)
+        versions.clear_options()
+        for snapshot in self.snapshots:
+            label = Text(f"v{snapshot.version}", style="bold yellow")
+            label.append(f"  through #{snapshot.compacted_through_sequence}")
+            if snapshot.created_at is not None:
+                label.append(f"  {snapshot.created_at:%Y-%m-%d %H:%M}", style="dim")
+            if snapshot.problems:
+                label.append("  unreadable", style="bold red")
+            versions.add_option(Option(label))
+        context = self.query_one("#inspector-context", Static)
+        summary = self.query_one("#inspector-summary", Static)
+        if not self.snapshots:
+            context.update(Text(f"No compaction: the model sees all {message_count:,} messages.", style="dim"))
+            summary.update("")
+            return
+        latest = self.snapshots[-1]
+        boundary = latest.compacted_through_sequence
+        tail = max(0, message_count - boundary)
+        summary_chars = len(latest.summary_text)
+        text = Text()
+        text.append("Model context: ", style="bold")
+        text.append(f"summary v{latest.version} + {tail:,} tail messages\n")
+        text.append(f"{boundary:,} messages compacted into {summary_chars:,} characters")
+        if saved_tokens is not None:
+            text.append(f" · about {saved_tokens:,} tokens saved")
+        context.update(text)
+        self._show_summary(latest)
+        versions.highlighted = len(self.snapshots) - 1
+
+    def _show_summary(self, snapshot: SnapshotInfo) -> None:
+        summary = self.query_one("#inspector-summary", Static)
+        body = Text(f"v{snapshot.version} summary\n", style="bold")
+        for problem in snapshot.problems:
+            body.append("✗ " + clean(problem) + "\n", style="bold red")
+        body.append_text(plain(snapshot.summary_text))
+        summary.update(body)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index is not None and 0 <= event.option_index < len(self.snapshots):
+            self._show_summary(self.snapshots[event.option_index])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if 0 <= event.option_index < len(self.snapshots):
+            self.post_message(self.VersionChosen(self.snapshots[event.option_index]))

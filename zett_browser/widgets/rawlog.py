@@ -1,0 +1,215 @@
+"""Provides the Raw Log pane: a virtual, line-API view of one page of records.
+
+Only the page's records are held; they are rendered to wrapped lines once per width and
+painted line by line (``render_line``), so a page of huge messages costs what is on
+screen. The cursor moves record by record; the view announces what the user asks for
+with messages and never reads the store itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..model import RawMessageRecord
+from .render import RenderOptions, render_record
+
+
+class RawLogView(ScrollView, can_focus=True):
+    """One page of Raw Log records, with compaction boundary markers."""
+
+    BINDINGS = [
+        Binding("down,j", "cursor(1)", "Next msg", show=False),
+        Binding("up,k", "cursor(-1)", "Prev msg", show=False),
+        Binding("r", "toggle_reasoning", "Reasoning"),
+        Binding("enter", "open_record", "Show all"),
+        Binding("c", "jump_call", "Call↔result"),
+        Binding("o", "open_child", "Open child"),
+    ]
+
+    DEFAULT_CSS = """
+    RawLogView { background: $surface; }
+    """
+
+    class RecordOpened(Message):
+        """The user asked to see a record whole."""
+
+        def __init__(self, record: RawMessageRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    class CallJump(Message):
+        """The user asked to jump between a tool call and its result."""
+
+        def __init__(self, record: RawMessageRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    class ChildRequested(Message):
+        """The user asked to open the delegated session this record names."""
+
+        def __init__(self, record: RawMessageRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.records: list[RawMessageRecord] = []
+        self.boundaries: dict[int, str] = {}
+        self.compacted_through = 0
+        self.cursor = 0
+        self.expanded: set[int] = set()
+        self.empty_text = "Select a session in the tree."
+        self._lines: list[Strip] = []
+        self._owner: list[int] = []
+        self._starts: list[int] = []
+        self._width = 0
+
+    def show_page(
+        self,
+        records: Sequence[RawMessageRecord],
+        *,
+        boundaries: dict[int, str] | None = None,
+        compacted_through: int = 0,
+        select_sequence: int | None = None,
+        empty_text: str = "No messages.",
+    ) -> None:
+        """Replace the page; put the cursor on ``select_sequence`` when it is on the page."""
+        self.records = list(records)
+        self.boundaries = dict(boundaries or {})
+        self.compacted_through = compacted_through
+        self.empty_text = empty_text
+        self.cursor = 0
+        if select_sequence is not None:
+            for index, record in enumerate(self.records):
+                if record.sequence >= select_sequence:
+                    self.cursor = index
+                    break
+            else:
+                self.cursor = max(0, len(self.records) - 1)
+        self._rebuild()
+        self._scroll_to_cursor(animate=False)
+
+    @property
+    def current(self) -> RawMessageRecord | None:
+        """The record under the cursor."""
+        return self.records[self.cursor] if self.records else None
+
+    def _rebuild(self) -> None:
+        width = max(20, self.scrollable_content_region.width or self.size.width or 80)
+        self._width = width
+        console = self.app.console
+        options = console.options.update_width(width - 1)
+        lines: list[Strip] = []
+        owner: list[int] = []
+        starts: list[int] = []
+        if not self.records:
+            lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+            owner.append(-1)
+        for index, record in enumerate(self.records):
+            starts.append(len(lines))
+            render = RenderOptions(
+                show_reasoning=record.sequence in self.expanded,
+                show_all=False,
+                compacted_through=self.compacted_through,
+            )
+            for text in render_record(record, render):
+                for segments in console.render_lines(text, options, pad=False):
+                    lines.append(Strip(segments))
+                    owner.append(index)
+            lines.append(Strip.blank(0))
+            owner.append(index)
+            marker = self.boundaries.get(record.sequence)
+            if marker:
+                rule = Text(f"── {marker} ".ljust(width - 1, "─"), style="bold yellow")
+                lines.append(Strip(list(rule.render(console))))
+                owner.append(-1)
+                lines.append(Strip.blank(0))
+                owner.append(-1)
+        self._lines, self._owner, self._starts = lines, owner, starts
+        self.virtual_size = Size(width, len(lines))
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.scrollable_content_region.width != self._width:
+            self._rebuild()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        if index >= len(self._lines):
+            return Strip.blank(self.size.width, self.rich_style)
+        strip = self._lines[index]
+        if self._owner[index] == self.cursor and self.records and self.has_focus:
+            strip = strip.apply_style(Style(bgcolor="grey23"))
+        elif self._owner[index] == self.cursor and self.records:
+            strip = strip.apply_style(Style(bgcolor="grey15"))
+        return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
+
+    def _scroll_to_cursor(self, *, animate: bool = True) -> None:
+        if not self._starts:
+            self.scroll_to(y=0, animate=False)
+            return
+        start = self._starts[self.cursor]
+        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
+        height = self.scrollable_content_region.height or self.size.height
+        if start < self.scroll_y or end - start > height:
+            self.scroll_to(y=start, animate=animate)
+        elif end > self.scroll_y + height:
+            self.scroll_to(y=end - height, animate=animate)
+        self.refresh()
+
+    def select_sequence(self, sequence: int) -> bool:
+        """Move the cursor to a sequence on this page; False when it is not here."""
+        for index, record in enumerate(self.records):
+            if record.sequence == sequence:
+                self.cursor = index
+                self._scroll_to_cursor(animate=False)
+                return True
+        return False
+
+    def action_cursor(self, step: int) -> None:
+        if self.records:
+            self.cursor = max(0, min(len(self.records) - 1, self.cursor + step))
+            self._scroll_to_cursor()
+
+    def action_toggle_reasoning(self) -> None:
+        record = self.current
+        if record is not None:
+            self.expanded ^= {record.sequence}
+            self._rebuild()
+            self._scroll_to_cursor(animate=False)
+
+    def action_open_record(self) -> None:
+        if self.current is not None:
+            self.post_message(self.RecordOpened(self.current))
+
+    def action_jump_call(self) -> None:
+        if self.current is not None:
+            self.post_message(self.CallJump(self.current))
+
+    def action_open_child(self) -> None:
+        if self.current is not None:
+            self.post_message(self.ChildRequested(self.current))
+
+    def on_click(self, event: object) -> None:
+        y = getattr(event, "y", None)
+        if isinstance(y, int):
+            line = int(self.scroll_y) + y
+            if 0 <= line < len(self._owner) and self._owner[line] >= 0:
+                self.cursor = self._owner[line]
+                self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()

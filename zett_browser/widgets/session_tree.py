@@ -1,0 +1,156 @@
+"""Provides the session tree: roots newest first, delegated sessions nested, loaded lazily.
+
+The tree holds typed ``SessionNode`` records; it asks its screen for children and for the
+next page of roots with messages, and says which session the user selected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ..model import SessionCursor, SessionNode
+from .render import relative_time
+from .safe import clean
+
+
+@dataclass
+class More:
+    """A "more…" entry: the next page of a list, from ``cursor``."""
+
+    parent: str | None
+    cursor: SessionCursor
+    orphans: bool = False
+
+
+@dataclass
+class Group:
+    """A grouping node (the orphans)."""
+
+    name: str
+
+
+NodeData = SessionNode | More | Group
+
+
+def node_label(node: SessionNode, now: datetime) -> Text:
+    """The label of a session: title or short id, agent, counts, type, activity, markers."""
+    label = Text()
+    if node.title:
+        label.append(clean(node.title))
+    else:
+        label.append(node.session_id[:8] + "…", style="italic")
+    if node.agent_name:
+        label.append(" · ").append(clean(node.agent_name), style="cyan")
+    label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
+    if node.child_count:
+        label.append(" · ").append(f"↳{node.child_count}", style="magenta")
+    if node.snapshot_count:
+        label.append(" · ").append(f"◆{node.snapshot_count}", style="yellow")
+    if node.session_type:
+        label.append(" · ").append(f"type {node.session_type}", style="blue")
+    label.append(" · ").append(relative_time(node.updated_at, now), style="dim")
+    return label
+
+
+class SessionTree(Tree[NodeData]):
+    """Sessions as a lazily loaded tree."""
+
+    class ChildrenWanted(Message):
+        """A node was expanded for the first time, or a "more…" node chosen."""
+
+        def __init__(self, node: TreeNode[NodeData], parent_id: str | None, cursor: SessionCursor | None) -> None:
+            super().__init__()
+            self.node = node
+            self.parent_id = parent_id
+            self.cursor = cursor
+
+    class OrphansWanted(Message):
+        """The orphans group was expanded, or its "more…" chosen."""
+
+        def __init__(self, node: TreeNode[NodeData], cursor: SessionCursor | None) -> None:
+            super().__init__()
+            self.node = node
+            self.cursor = cursor
+
+    class SessionChosen(Message):
+        """The user selected a session."""
+
+        def __init__(self, session: SessionNode) -> None:
+            super().__init__()
+            self.session = session
+
+    def __init__(self, *, clock: Callable[[], datetime] | None = None, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(Text("Sessions"), id=id)
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.show_root = False
+        self.guide_depth = 3
+        self._loaded: set[int] = set()
+        self.orphans: TreeNode[NodeData] | None = None
+
+    def add_sessions(
+        self,
+        parent: TreeNode[NodeData],
+        nodes: Sequence[SessionNode],
+        cursor: SessionCursor | None,
+        *,
+        orphans: bool = False,
+    ) -> None:
+        """Append a page of sessions under ``parent`` (and a "more…" node when there are more)."""
+        now = self.clock()
+        for child in list(parent.children):
+            if isinstance(child.data, More):
+                child.remove()
+        before = self.orphans if parent is self.root and self.orphans is not None else None
+        for node in nodes:
+            label = node_label(node, now)
+            if node.child_count:
+                parent.add(label, data=node, before=before)
+            else:
+                parent.add_leaf(label, data=node, before=before)
+        if cursor is not None:
+            parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
+            parent.add_leaf(Text("more…", style="italic dim"), data=More(parent_id, cursor, orphans), before=before)
+        self._loaded.add(parent.id)
+
+    def add_orphan_group(self) -> None:
+        """Add the (collapsed) group that lists sessions whose parent is missing."""
+        self.orphans = self.root.add(Text("Orphaned delegated sessions", style="italic red"), data=Group("orphans"))
+
+    def find(self, session_id: str) -> TreeNode[NodeData] | None:
+        """The loaded node of a session, if any."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node.data, SessionNode) and node.data.session_id == session_id:
+                return node
+            stack.extend(node.children)
+        return None
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
+        node = event.node
+        if node.id in self._loaded:
+            return
+        self._loaded.add(node.id)
+        if isinstance(node.data, SessionNode):
+            self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
+        elif isinstance(node.data, Group):
+            self.post_message(self.OrphansWanted(node, None))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
+        node = event.node
+        data = node.data
+        if isinstance(data, More):
+            parent = node.parent or self.root
+            if data.orphans:
+                self.post_message(self.OrphansWanted(parent, data.cursor))
+            else:
+                self.post_message(self.ChildrenWanted(parent, data.parent, data.cursor))
+        elif isinstance(data, SessionNode):
+            self.post_message(self.SessionChosen(data))
