@@ -212,7 +212,7 @@ HOSTILE = [
 
 
 async def write_hostile_store(path: Path) -> None:
-    storage = SQLiteSessionStorage(path)
+    storage = SQLiteSessionStorage(path, clock=frozen_clock)
     joined = " | ".join(HOSTILE)
     await storage.append(
         "hostile",
