@@ -1,9 +1,17 @@
-"""Provides the command line: ``zett-browser [STORE] [--session ID] [--seq N] [--page-size N]``."""
+"""Provides the command line.
+
+``zett-browser [STORE] [--session ID] [--seq N] [--page-size N]`` browses a store read-only;
+``zett-browser demo [PATH] [--keep]`` writes the demo store and opens it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from . import __version__
 from .storage import StoreError
@@ -13,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zett-browser",
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
+        epilog="Run `zett-browser demo` to try it on a built-in demo store.",
     )
     parser.add_argument(
         "store",
@@ -27,9 +36,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_demo_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zett-browser demo",
+        description="Write a demo store (realistic agent history, through the storage API) and open it.",
+    )
+    parser.add_argument("path", nargs="?", type=Path, help="where to write the store (default: a temporary directory)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary store after exit and print its path")
+    parser.add_argument("--page-size", metavar="N", type=int, default=50, help="messages per page (default 50)")
+    return parser
+
+
+def run_demo(argv: list[str]) -> int:
+    """Write the demo store, then browse it read-only like any other store."""
+    from .app import make_app
+    from .demo import build_demo_store
+
+    args = build_demo_parser().parse_args(argv)
+    directory = None
+    if args.path is None:
+        directory = Path(tempfile.mkdtemp(prefix="zett-browser-demo-"))
+        path = directory / "demo.sqlite3"
+    else:
+        path = args.path
+    try:
+        asyncio.run(build_demo_store(path))
+    except FileExistsError as error:
+        print(f"zett-browser: {error}", file=sys.stderr)
+        return 2
+    try:
+        make_app(str(path), page_size=args.page_size).run()
+    finally:
+        if directory is not None and not args.keep:
+            shutil.rmtree(directory, ignore_errors=True)
+        elif directory is not None:
+            print(f"zett-browser: the demo store is kept at {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a store that cannot be browsed is one line on stderr and exit status 2."""
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["demo"]:
+        return run_demo(arguments[1:])
+    args = build_parser().parse_args(arguments)
     if args.page_size < 1:
         print("zett-browser: --page-size must be a positive number", file=sys.stderr)
         return 2

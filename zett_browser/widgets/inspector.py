@@ -41,6 +41,7 @@ class Inspector(Vertical):
         self.snapshots = list(snapshots)
         versions = self.query_one("#inspector-versions", OptionList)
         versions.clear_options()
+        versions.display = bool(self.snapshots)
         for snapshot in self.snapshots:
             label = Text(f"v{snapshot.version}", style="bold yellow")
             label.append(f"  through #{snapshot.compacted_through_sequence}")

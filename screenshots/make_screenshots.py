@@ -1,0 +1,67 @@
+"""Writes the README's screenshots (SVG, and PNG when rsvg-convert is installed) from the demo store.
+
+    python screenshots/make_screenshots.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from zett_browser.app import make_app
+from zett_browser.demo import build_demo_store
+from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.session_tree import SessionTree
+
+HERE = Path(__file__).parent
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+REFACTOR, RESEARCH, MIGRATION, DASHBOARD = (f"0196d3e0-0000-7000-8000-{n:012d}" for n in (1, 2, 5, 4))
+
+SHOTS: list[tuple[str, dict[str, object], tuple[str, ...]]] = [
+    ("main", {"session": REFACTOR}, ()),
+    ("delegated-child", {"session": RESEARCH}, ()),
+    ("compaction", {"session": MIGRATION, "page_size": 14}, ()),
+    ("model-view", {"session": MIGRATION}, ("m",)),
+    ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r")),
+]
+
+
+async def shoot(store: Path, name: str, options: dict[str, object], keys: tuple[str, ...]) -> Path:
+    app = make_app(str(store), clock=lambda: NOW, **options)  # type: ignore[arg-type]
+    async with app.run_test(size=(150, 42)) as pilot:
+        for _ in range(3):
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+        tree = app.screen.query_one(SessionTree)
+        for node in list(tree.root.children):
+            if node.allow_expand:
+                node.expand()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        app.screen.query_one(RawLogView).focus()
+        if keys:
+            await pilot.press(*keys)
+            for _ in range(3):
+                await pilot.pause()
+                await app.workers.wait_for_complete()
+        target = HERE / f"{name}.svg"
+        target.write_text(app.export_screenshot(title=f"zett-browser — {name}"), encoding="utf-8")
+    return target
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        store = await build_demo_store(Path(directory) / "demo.sqlite3", now=NOW)
+        for name, options, keys in SHOTS:
+            svg = await shoot(store, name, options, keys)
+            if shutil.which("rsvg-convert"):
+                subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
+            print("wrote", svg)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
