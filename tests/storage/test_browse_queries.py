@@ -185,3 +185,12 @@ async def test_change_token_moves_on_every_kind_of_commit(storage: SQLiteSession
         assert len(set(tokens)) == len(tokens)
     finally:
         await browser.close()
+
+
+async def test_text_size_of_a_prefix(storage: SQLiteSessionStorage) -> None:
+    await storage.append("s", "r", UserMessage(content="abcd"))
+    await storage.append("s", "r", ToolMessage(tool_call_id="c", name="t", content="123456"))
+    await storage.append("s", "r", UserMessage(content="xy"))
+    assert await storage.text_size("s") == 12
+    assert await storage.text_size("s", through_sequence=2) == 10
+    assert await storage.text_size("missing") == 0

@@ -162,6 +162,8 @@ class MainScreen(Screen[None]):
             bounds = await storage.raw_bounds(session_id)
             snapshots = await storage.list_snapshots(session_id)
             ancestors = await storage.ancestors(session_id)
+            boundary = snapshots[-1].compacted_through_sequence if snapshots else 0
+            compacted_chars = await storage.text_size(session_id, through_sequence=boundary) if boundary else 0
         except Exception as error:  # noqa: BLE001
             self._failed("Could not open the session", error)
             return
@@ -176,7 +178,14 @@ class MainScreen(Screen[None]):
         )
         self._show_breadcrumb(ancestors, node)
         inspector = self.query_one(Inspector)
-        inspector.show(snapshots, message_count=bounds.count)
+        saved = None
+        if snapshots:
+            saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
+        inspector.show(snapshots, message_count=bounds.count, saved_tokens=saved)
+        tree = self.query_one(SessionTree)
+        tree_node = tree.find(session_id)
+        if tree_node is not None:
+            tree.move_cursor(tree_node)
         start = self._page_start_for(sequence) if sequence is not None else 0
         await self._load_page(start, select=sequence)
 

@@ -298,6 +298,23 @@ class SQLSessionStorage(SessionStorageCore):
 
         return await self._read(work, consistent=True)
 
+    async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
+        """Characters of plain text (the ``content`` column) in a Raw Log prefix.
+
+        The inspector estimates the tokens a snapshot saves from it (about 4 characters a
+        token); it reads the text copy column, never decodes messages.
+        """
+        statement = select(func.coalesce(func.sum(func.length(raw_t.c.content)), 0)).where(
+            raw_t.c.session_id == session_id
+        )
+        if through_sequence is not None:
+            statement = statement.where(raw_t.c.sequence <= through_sequence)
+
+        async def work(connection: AsyncConnection) -> int:
+            return int((await connection.execute(statement)).scalar() or 0)
+
+        return await self._read(work)
+
     async def change_token(self) -> tuple[object, ...]:
         """A cheap value that changes whenever a session, message or snapshot is committed.
 

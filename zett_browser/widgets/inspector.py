@@ -65,7 +65,7 @@ class Inspector(Vertical):
         text.append(f"summary v{latest.version} + {tail:,} tail messages\n")
         text.append(f"{boundary:,} messages compacted into {summary_chars:,} characters")
         if saved_tokens is not None:
-            text.append(f" · about {saved_tokens:,} tokens saved")
+            text.append(f"\nabout {saved_tokens:,} tokens saved (4 characters a token)")
         context.update(text)
         self._show_summary(latest)
         versions.highlighted = len(self.snapshots) - 1
