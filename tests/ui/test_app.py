@@ -274,3 +274,29 @@ def test_cli_help_and_version() -> None:
     )
     for option in ("--session", "--seq", "--page-size", "--version"):
         assert option in result.stdout
+
+
+async def test_markdown_prose_highlights_code_but_links_stay_text(tmp_path: Path) -> None:
+    path = tmp_path / "md.sqlite3"
+    storage = SQLiteSessionStorage(path, clock=frozen_clock)
+    await storage.append("s", "r", UserMessage(content="Show me"), title="markdown")
+    answer = (
+        "Here:\n\n```python\nprint('hi')\n```\n\nSee [the docs](https://evil.example) and **bold** [@click=app.quit]."
+    )
+    await storage.append("s", "r", AssistantMessage(content=answer))
+    await storage.close()
+    app = make_app(str(path), clock=frozen_clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        lines = app.screen.query_one(RawLogView)._lines
+        text = "\n".join(strip.text for strip in lines)
+        assert "print('hi')" in text and "```" not in text, "the code block is rendered, not shown raw"
+        assert "https://evil.example" in text, "a link's target is shown as text"
+        assert "[@click=app.quit]" in text
+        styles = [segment.style for strip in lines for segment in strip if segment.style is not None]
+        assert not any(style.link or (style.meta and "@click" in style.meta) for style in styles)
+        assert any(style.color is not None for style in styles)
+        for y in range(30):
+            await pilot.click(RawLogView, offset=(10, y))
+        await settle(pilot)
+        assert app.is_running

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from rich.console import RenderableType
+from rich.markdown import Markdown
 from rich.text import Text
 
 from ..model import (
@@ -136,6 +138,23 @@ class RenderOptions:
     show_reasoning: bool = False
     show_all: bool = False
     compacted_through: int = 0
+    markdown: bool = True
+
+
+_MARKDOWN_HINTS = ("```", "\n#", "\n- ", "\n* ", "\n1. ", "**", "`", "\n> ")
+
+
+def _prose(text: Text, options: RenderOptions) -> RenderableType:
+    """Model or user prose: Markdown with highlighted code when it looks like Markdown.
+
+    Rich's Markdown parses Markdown, never console markup; links are printed as text
+    (``hyperlinks=False``, so no OSC 8 sequence is emitted) and the input was cleaned of
+    control characters first.
+    """
+    source = text.plain
+    if not options.markdown or len(source) > HUGE or not any(hint in "\n" + source for hint in _MARKDOWN_HINTS):
+        return text
+    return Markdown(source, hyperlinks=False, code_theme="monokai", inline_code_lexer="text")
 
 
 def body_size(record: RawMessageRecord) -> int:
@@ -157,7 +176,7 @@ def _bounded(text: Text, options: RenderOptions) -> list[Text]:
     return [preview, Text(f"… {human_size(rest)} more — press enter to show all", style="bold reverse")]
 
 
-def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Text]:
+def render_record(record: RawMessageRecord, options: RenderOptions) -> list[RenderableType]:
     """Header, body and details of one record, as lines of Text to be wrapped."""
     kind = kind_name(record)
     header = Text()
@@ -169,7 +188,7 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Text
         header.append(f"  {usage}", style="dim")
     if record.sequence <= options.compacted_through:
         header.append("  [compacted]", style="italic dim yellow")
-    lines = [header]
+    lines: list[RenderableType] = [header]
     message = record.message
     if isinstance(message, UnreadableMessage) or record.problems:
         for problem in record.problems:
@@ -190,7 +209,7 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Text
                 count = len(message.reasoning)
                 lines.append(Text(f"▸ reasoning ({count:,} chars, press r)", style="dim italic"))
         if message.content:
-            lines.extend(_bounded(plain(message.content), options))
+            lines.extend(_prose(part, options) for part in _bounded(plain(message.content), options))
         for call in message.tool_calls:
             lines.append(
                 Text.assemble(("→ call ", "yellow"), (clean(call.name), "bold yellow"), (f"  {clean(call.id)}", "dim"))
@@ -217,7 +236,7 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Text
             lines.extend(_bounded(part, options))
     elif isinstance(message, UserMessage):
         for part in _parts(message.content):
-            lines.extend(_bounded(part, options))
+            lines.extend(_prose(piece, options) for piece in _bounded(part, options))
     if record.metadata:
         lines.append(plain("metadata " + json.dumps(record.metadata, ensure_ascii=False, sort_keys=True), "dim"))
     if record.tags:
@@ -227,5 +246,5 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Text
 
 def full_text(record: RawMessageRecord) -> str:
     """Everything of a record as one plain string, for the detail screen."""
-    options = RenderOptions(show_reasoning=True, show_all=True)
-    return "\n".join(line.plain for line in render_record(record, options))
+    options = RenderOptions(show_reasoning=True, show_all=True, markdown=False)
+    return "\n".join(line.plain for line in render_record(record, options) if isinstance(line, Text))
