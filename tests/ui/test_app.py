@@ -300,3 +300,30 @@ async def test_markdown_prose_highlights_code_but_links_stay_text(tmp_path: Path
             await pilot.click(RawLogView, offset=(10, y))
         await settle(pilot)
         assert app.is_running
+
+
+async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object) -> None:
+    import zett_browser.screens.main as main_screen
+
+    path = tmp_path / "many.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    for index in range(7):
+        await storage.create_session(session_id=f"s{index}", title=f"Session {index}")
+    await storage.close()
+    monkeypatch.setattr(main_screen, "ROOTS_PAGE", 3)  # type: ignore[attr-defined]
+    app = make_app(str(path), clock=frozen_clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+
+        def loaded() -> list[str]:
+            return [node.data.session_id for node in tree.root.children if hasattr(node.data, "session_id")]
+
+        assert loaded() == ["s6", "s5", "s4"]
+        for expected in (["s6", "s5", "s4", "s3", "s2", "s1"], ["s6", "s5", "s4", "s3", "s2", "s1", "s0"]):
+            more = tree.root.children[-1]
+            assert str(more.label) == "more…"
+            tree.select_node(more)
+            await settle(pilot)
+            assert loaded() == expected
+        assert str(tree.root.children[-1].label) != "more…"

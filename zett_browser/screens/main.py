@@ -194,11 +194,11 @@ class MainScreen(Screen[None]):
         return max(0, ((max(1, sequence) - 1) // size) * size)
 
     def _show_breadcrumb(self, ancestors: list[SessionNode], node: SessionNode) -> None:
-        crumb = Text()
+        crumb = Text(no_wrap=True, overflow="ellipsis")
         for parent in ancestors:
-            crumb.append(one_line(parent.title or parent.session_id[:8], 40), style="dim")
+            crumb.append(one_line(parent.title or parent.session_id[:8] + "…", 30), style="dim")
             crumb.append("  ›  ", style="dim")
-        crumb.append(one_line(node.title or node.session_id, 60), style="bold")
+        crumb.append(one_line(node.title or node.session_id[:8] + "…", 50), style="bold")
         if node.agent_name:
             crumb.append(f"  ({clean(node.agent_name)})", style="cyan")
         if node.parent_session_id and not ancestors:
