@@ -327,3 +327,23 @@ async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object
             await settle(pilot)
             assert loaded() == expected
         assert str(tree.root.children[-1].label) != "more…"
+
+
+async def test_panes_toggle_and_resize(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        inspector = app.screen.query_one(Inspector)
+        app.screen.query_one(RawLogView).focus()
+        before = tree.outer_size.width
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert tree.outer_size.width == before + 4
+        await pilot.press("i", "t")
+        await pilot.pause()
+        assert not inspector.display or inspector.has_class("hidden")
+        assert tree.has_class("hidden")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"

@@ -45,6 +45,7 @@ HELP = [
     ("i", "toggle the snapshot inspector"),
     ("m", "toggle Raw Log / model view (summary + tail)"),
     ("t", "toggle the session tree"),
+    ("[ ]", "narrower / wider tree"),
     ("tab", "move focus between panes"),
     ("ctrl+p", "command palette: every action"),
     ("?", "this help"),

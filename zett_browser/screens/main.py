@@ -67,6 +67,8 @@ class MainScreen(Screen[None]):
         Binding("i", "toggle_inspector", "Inspector"),
         Binding("m", "toggle_model_view", "Raw/Model"),
         Binding("t", "toggle_tree", "Tree", show=False),
+        Binding("left_square_bracket", "resize_tree(-4)", "Narrower tree", show=False),
+        Binding("right_square_bracket", "resize_tree(4)", "Wider tree", show=False),
         Binding("b", "back", "Back"),
         Binding("question_mark", "help", "Help"),
     ]
@@ -327,6 +329,11 @@ class MainScreen(Screen[None]):
 
     def action_toggle_inspector(self) -> None:
         self.query_one(Inspector).toggle_class("hidden")
+
+    def action_resize_tree(self, step: int) -> None:
+        tree = self.query_one(SessionTree)
+        width = tree.outer_size.width + step
+        tree.styles.width = max(20, min(width, self.size.width - 40))
 
     def action_toggle_tree(self) -> None:
         self.query_one(SessionTree).toggle_class("hidden")
