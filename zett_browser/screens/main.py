@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
-from textual.widgets.tree import TreeNode
 
 from ..model import (
     AssistantMessage,
@@ -32,7 +31,7 @@ from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.render import full_text, kind_name
 from ..widgets.safe import clean, one_line
-from ..widgets.session_tree import NodeData, SessionTree
+from ..widgets.session_tree import SessionTree
 from .detail import HelpScreen, MessageDetail
 
 if TYPE_CHECKING:
@@ -50,7 +49,6 @@ class OpenSession:
     count: int = 0
     first: int = 0
     last: int = 0
-    page_start: int = 0
     snapshots: list[SnapshotInfo] = field(default_factory=list)
     model_view: bool = False
 
@@ -227,7 +225,6 @@ class MainScreen(Screen[None]):
         except Exception as error:  # noqa: BLE001
             self._failed("Could not read the Raw Log", error)
             return
-        state.page_start = (records[0].sequence - 1) if records else after
         boundaries = {
             item.compacted_through_sequence: f"v{item.version}: compacted through #{item.compacted_through_sequence}"
             for item in state.snapshots
@@ -436,19 +433,13 @@ class MainScreen(Screen[None]):
 def _named_child(record: RawMessageRecord) -> str | None:
     """The child session a delegation names: a task result's JSON ``session_id``."""
     message = record.message
-    texts: list[str] = []
-    if isinstance(message, ToolMessage) and isinstance(message.content, str):
-        texts.append(message.content)
-    for text in texts:
-        try:
-            value: Any = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and isinstance(value.get("session_id"), str):
-            return str(value["session_id"])
+    if not (isinstance(message, ToolMessage) and isinstance(message.content, str)):
+        return None
+    try:
+        value: Any = json.loads(message.content)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("session_id"), str):
+        return str(value["session_id"])
     return None
 
-
-def tree_node_for(tree: SessionTree, session_id: str) -> TreeNode[NodeData] | None:
-    """The loaded tree node of a session."""
-    return tree.find(session_id)
