@@ -347,3 +347,28 @@ async def test_panes_toggle_and_resize(tmp_path: Path) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_open_the_child_a_task_result_names_and_come_back(tmp_path: Path) -> None:
+    from zett_browser.demo import build_demo_store
+
+    path = await build_demo_store(tmp_path / "demo.sqlite3", now=frozen_clock())
+    refactor, research = "0196d3e0-0000-7000-8000-000000000001", "0196d3e0-0000-7000-8000-000000000002"
+    app = make_app(str(path), session=refactor, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen) and screen.open is not None
+        view = screen.query_one(RawLogView)
+        task_result = next(
+            r.sequence for r in view.records if isinstance(r.message, ToolMessage) and r.message.name == "task"
+        )
+        view.select_sequence(task_result)
+        view.focus()
+        await pilot.press("o")
+        await settle(pilot)
+        assert screen.open.node.session_id == research
+        assert "Refactor the payment retry logic" in str(screen.query_one("#breadcrumb").render())
+        await pilot.press("b")
+        await settle(pilot)
+        assert screen.open.node.session_id == refactor
