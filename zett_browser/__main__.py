@@ -11,10 +11,11 @@ import asyncio
 import shutil
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 from . import __version__
-from .storage import StoreError
+from .storage import SQLSessionStorage, StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,13 +28,27 @@ def build_parser() -> argparse.ArgumentParser:
         "store",
         nargs="?",
         default=None,
-        help="SQLite store path (default: zett-agent's ~/.zett-agent/sessions.sqlite3)",
+        help="SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)",
     )
     parser.add_argument("--session", metavar="ID", help="open this session")
     parser.add_argument("--seq", metavar="N", type=int, help="open the page holding sequence N")
     parser.add_argument("--page-size", metavar="N", type=int, default=50, help="messages per page (default 50)")
+    parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
     parser.add_argument("--version", action="version", version=f"zett-browser {__version__}")
     return parser
+
+
+async def preflight(storage: SQLSessionStorage, session: str | None) -> str | None:
+    """Check the store (and the session) before the UI starts; return an error line or None."""
+    try:
+        if session is not None:
+            if await storage.get_node(session) is None:
+                return f"no session {session!r} in {storage.display_name}"
+        else:
+            await storage.list_roots(limit=1)
+    finally:
+        await storage.close()
+    return None
 
 
 def build_demo_parser() -> argparse.ArgumentParser:
@@ -87,8 +102,14 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         app = make_app(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
+        problem = asyncio.run(preflight(app.storage, args.session))
     except StoreError as error:
+        if args.debug:
+            traceback.print_exc()
         print(f"zett-browser: {error}", file=sys.stderr)
+        return 2
+    if problem is not None:
+        print(f"zett-browser: {problem}", file=sys.stderr)
         return 2
     app.run()
     return 0

@@ -1,0 +1,104 @@
+"""The command line on bad input: one clear line on stderr, exit status 2, nothing created."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import FIXTURES, listing
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zett_browser", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def make_case(tmp_path: Path, case: str) -> str:
+    if case == "missing":
+        return str(tmp_path / "nope" / "sessions.sqlite3")
+    if case == "directory":
+        (tmp_path / "adir").mkdir()
+        return str(tmp_path / "adir")
+    if case == "not sqlite":
+        (tmp_path / "notes.txt").write_text("some notes that are not a database\n")
+        return str(tmp_path / "notes.txt")
+    if case == "no tables":
+        with sqlite3.connect(tmp_path / "other.db") as connection:
+            connection.execute("create table notes (body text)")
+        return str(tmp_path / "other.db")
+    if case == "malformed url":
+        return "not a url://x"
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("missing", "does not exist (zett-agent keeps its default store at ~/.zett-agent/sessions.sqlite3)"),
+        ("directory", "is a directory"),
+        ("not sqlite", "is not a SQLite database"),
+        ("no tables", "is not a zett-agent store"),
+        ("malformed url", "Not a valid database URL"),
+    ],
+)
+def test_bad_store(tmp_path: Path, case: str, message: str) -> None:
+    target = make_case(tmp_path, case)
+    before = listing(tmp_path)
+    result = run(target, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("zett-browser: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("url", "module", "extra"),
+    [
+        ("postgresql+psycopg://agent:s3cret-pw@127.0.0.1:1/sessions", "psycopg", "postgres"),
+        ("mysql+aiomysql://agent:s3cret-pw@127.0.0.1:1/sessions", "aiomysql", "mysql"),
+    ],
+)
+def test_server_url_without_its_driver_names_the_extra(tmp_path: Path, url: str, module: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is not None:
+        pytest.skip(f"{module} is installed here, so the driver is not missing")
+    result = run(url, cwd=tmp_path)
+    assert result.returncode == 2
+    assert f'pip install "zett-browser[{extra}]"' in result.stderr
+    assert "s3cret-pw" not in result.stderr + result.stdout
+
+
+def test_unknown_session(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite3"
+    shutil.copy(FIXTURES / "storage_api.sqlite3", store)
+    before = listing(tmp_path)
+    result = run(str(store), "--session", "no-such-id", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "no session 'no-such-id'" in result.stderr and result.stderr.count("\n") == 1
+    assert listing(tmp_path) == before
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    result = run(str(tmp_path / "missing.sqlite3"), "--debug", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" in result.stderr
+
+
+def test_bad_page_size(tmp_path: Path) -> None:
+    result = run("--page-size", "0", cwd=tmp_path)
+    assert result.returncode == 2 and "--page-size" in result.stderr
+
+
+def test_version() -> None:
+    from zett_browser import __version__
+
+    result = subprocess.run(
+        [sys.executable, "-m", "zett_browser", "--version"], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == f"zett-browser {__version__}"
