@@ -34,8 +34,11 @@ class ZettBrowserApp(App[None]):
         seq: int | None = None,
         page_size: int = 50,
         clock: Callable[[], datetime] | None = None,
+        poll_interval: float = 1.0,
     ) -> None:
         super().__init__()
+        #: Seconds between checks for changes written by another process (0: never).
+        self.poll_interval = poll_interval
         self.storage = storage
         self.start_session = session
         self.start_seq = seq
@@ -80,6 +83,7 @@ def make_app(
     seq: int | None = None,
     page_size: int = 50,
     clock: Callable[[], datetime] | None = None,
+    poll_interval: float = 1.0,
 ) -> ZettBrowserApp:
     """Build the app on a store opened read-only (a path, URL, or an open storage).
 
@@ -89,4 +93,6 @@ def make_app(
     storage = store if isinstance(store, SQLSessionStorage) else open_store(store)
     if page_size < 1:
         raise ValueError("page size must be positive")
-    return ZettBrowserApp(storage, session=session, seq=seq, page_size=page_size, clock=clock)
+    return ZettBrowserApp(
+        storage, session=session, seq=seq, page_size=page_size, clock=clock, poll_interval=poll_interval
+    )

@@ -41,6 +41,7 @@ HELP = [
     ("c", "jump between a tool call and its result"),
     ("o", "open the delegated session this message names"),
     ("b", "back to the parent session (breadcrumb)"),
+    ("f", "follow the newest message while the store grows"),
     ("Views", ""),
     ("i", "toggle the snapshot inspector"),
     ("m", "toggle Raw Log / model view (summary + tail)"),

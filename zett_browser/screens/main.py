@@ -68,6 +68,7 @@ class MainScreen(Screen[None]):
         Binding("left_square_bracket", "resize_tree(-4)", "Narrower tree", show=False),
         Binding("right_square_bracket", "resize_tree(4)", "Wider tree", show=False),
         Binding("b", "back", "Back"),
+        Binding("f", "toggle_follow", "Follow"),
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -75,6 +76,11 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.open: OpenSession | None = None
         self.history: list[str] = []
+        self._token: tuple[object, ...] | None = None
+        #: Keep the Raw Log at the newest message while the store grows.
+        self.follow = False
+        #: Messages appended after the shown page while the user looks elsewhere.
+        self.unseen = 0
 
     @property
     def browser(self) -> ZettBrowserApp:
@@ -98,6 +104,77 @@ class MainScreen(Screen[None]):
         self.load_roots()
         if self.browser.start_session:
             self.open_session_by_id(self.browser.start_session, self.browser.start_seq)
+        if self.browser.poll_interval > 0:
+            self.set_interval(self.browser.poll_interval, self.poll_changes)
+
+    # ---------------------------------------------------------------- following a live store
+
+    @work(exclusive=True, group="poll", exit_on_error=False)
+    async def poll_changes(self) -> None:
+        """Compare the store's change token; re-read only what a change can touch."""
+        try:
+            token = await self.browser.storage.change_token()
+        except Exception:  # noqa: BLE001 - a busy store is retried at the next tick
+            return
+        if self._token is None:
+            self._token = token
+            return
+        if token == self._token:
+            return
+        self._token = token
+        await self._refresh_tree()
+        await self._refresh_open_session()
+
+    async def _refresh_tree(self) -> None:
+        storage = self.browser.storage
+        tree = self.query_one(SessionTree)
+        try:
+            roots = await storage.list_roots(limit=ROOTS_PAGE)
+            expanded = [node for node in tree.expanded_session_nodes() if isinstance(node.data, SessionNode)]
+            children = {
+                node.id: (await storage.list_children(node.data.session_id, limit=CHILDREN_PAGE)).items  # type: ignore[union-attr]
+                for node in expanded
+            }
+        except Exception:  # noqa: BLE001
+            return
+        tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        for node in expanded:
+            tree.merge_sessions(node, children[node.id], newest_first=False)
+
+    async def _refresh_open_session(self) -> None:
+        state = self.open
+        if state is None:
+            return
+        storage = self.browser.storage
+        view = self.query_one(RawLogView)
+        try:
+            bounds = await storage.raw_bounds(state.node.session_id)
+            snapshots = await storage.list_snapshots(state.node.session_id)
+        except Exception:  # noqa: BLE001
+            return
+        grew = bounds.count != state.count
+        if not grew and len(snapshots) == len(state.snapshots):
+            return
+        shown_last = view.records[-1].sequence if view.records else 0
+        at_end = shown_last >= state.last
+        added = max(0, (bounds.last_sequence or 0) - state.last)
+        state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
+        if len(snapshots) != len(state.snapshots):
+            state.snapshots = snapshots
+            self.query_one(Inspector).show(snapshots, message_count=bounds.count)
+        if self.follow and at_end:
+            await self._load_page(0, before=state.last + 1, select=state.last)
+            self.unseen = 0
+        elif at_end and len(view.records) < self.browser.page_size:
+            # New rows belong on this unfilled page: re-read it, keeping the cursor.
+            keep = view.current.sequence if view.current is not None else None
+            scroll = view.scroll_y
+            await self._load_page(view.records[0].sequence - 1 if view.records else 0, select=keep)
+            view.scroll_to(y=scroll, animate=False)
+            self.unseen = 0
+        else:
+            self.unseen += added
+            self._show_status(view.records)
 
     # ---------------------------------------------------------------- tree
 
@@ -105,6 +182,8 @@ class MainScreen(Screen[None]):
     async def load_roots(self) -> None:
         tree = self.query_one(SessionTree)
         try:
+            # Taken before reading, so a change committed meanwhile is seen at the next poll.
+            self._token = await self.browser.storage.change_token()
             page = await self.browser.storage.list_roots(limit=ROOTS_PAGE)
             orphans = await self.browser.storage.list_orphans(limit=1)
         except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
@@ -259,6 +338,10 @@ class MainScreen(Screen[None]):
             status.append(f"  #{records[0].sequence:,}–{records[-1].sequence:,} of {state.count:,}")
         else:
             status.append(f"  0 of {state.count:,}")
+        if self.unseen:
+            status.append(f"   ▼ {self.unseen:,} new (G: last page)", style="bold reverse magenta")
+        if self.follow:
+            status.append("   following", style="bold green")
         if state.snapshots:
             status.append(
                 f"   ◆ {len(state.snapshots)} snapshot{'s' if len(state.snapshots) > 1 else ''}", style="yellow"
@@ -286,7 +369,8 @@ class MainScreen(Screen[None]):
         if where == "first":
             await self._load_page(0)
         elif where == "last":
-            await self._load_page(0, before=state.last + 1)
+            self.unseen = 0
+            await self._load_page(0, before=state.last + 1, select=state.last if self.follow else None)
         elif where == "next":
             if view.records and view.records[-1].sequence < state.last:
                 await self._load_page(view.records[-1].sequence)
@@ -323,6 +407,14 @@ class MainScreen(Screen[None]):
         view = self.query_one(RawLogView)
         if not view.select_sequence(sequence):
             await self._load_page(self._page_start_for(sequence), select=sequence)
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow:
+            self.unseen = 0
+            self.action_page("last")
+        elif self.open is not None:
+            self._show_status(self.query_one(RawLogView).records)
 
     def action_toggle_inspector(self) -> None:
         self.query_one(Inspector).toggle_class("hidden")
@@ -442,4 +534,3 @@ def _named_child(record: RawMessageRecord) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("session_id"), str):
         return str(value["session_id"])
     return None
-

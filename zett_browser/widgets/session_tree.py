@@ -119,6 +119,43 @@ class SessionTree(Tree[NodeData]):
             parent.add_leaf(Text("more…", style="italic dim"), data=More(parent_id, cursor, orphans), before=before)
         self._loaded.add(parent.id)
 
+    def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
+        """Loaded, expanded session nodes (their children are worth refreshing)."""
+        found = []
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop()
+            if isinstance(node.data, SessionNode) and node.is_expanded and node.id in self._loaded:
+                found.append(node)
+            stack.extend(node.children)
+        return found
+
+    def merge_sessions(self, parent: TreeNode[NodeData], nodes: Sequence[SessionNode], *, newest_first: bool) -> None:
+        """Refresh labels of known sessions and add new ones, keeping the cursor where it is."""
+        now = self.clock()
+        known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
+        cursor = self.cursor_node
+        for node in nodes:
+            existing = known.get(node.session_id)
+            if existing is not None:
+                existing.data = node
+                existing.set_label(node_label(node, now))
+                if node.child_count and not existing.allow_expand:
+                    existing.allow_expand = True
+                continue
+            label = node_label(node, now)
+            first = next((c for c in parent.children if isinstance(c.data, SessionNode)), None)
+            before = first if newest_first and first is not None else None
+            if before is None and not newest_first:
+                before = next((c for c in parent.children if isinstance(c.data, More)), None)
+            if node.child_count:
+                parent.add(label, data=node, before=before)
+            else:
+                parent.add_leaf(label, data=node, before=before)
+        if cursor is not None:
+            # Line numbers change when nodes are added above: move after the tree re-lays out.
+            self.call_after_refresh(self.move_cursor, cursor)
+
     def add_orphan_group(self) -> None:
         """Add the (collapsed) group that lists sessions whose parent is missing."""
         self.orphans = self.root.add(Text("Orphaned delegated sessions", style="italic red"), data=Group("orphans"))
