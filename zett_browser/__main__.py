@@ -1,7 +1,8 @@
 """Provides the command line.
 
 ``zett-browser [STORE] [--session ID] [--seq N] [--page-size N]`` browses a store read-only;
-``zett-browser demo [PATH] [--keep]`` writes the demo store and opens it.
+``zett-browser demo [PATH] [--keep] [--live]`` writes the demo store and opens it; with
+``--live`` a scripted conversation keeps being written and compacted while you watch.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def build_demo_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", nargs="?", type=Path, help="where to write the store (default: a temporary directory)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary store after exit and print its path")
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="play a conversation into the store while you watch, compacting it as zett-agent does "
+        "(s pauses and resumes, + and - change the speed)",
+    )
     parser.add_argument("--page-size", metavar="N", type=int, default=50, help="messages per page (default 50)")
     return parser
 
@@ -66,6 +73,7 @@ def run_demo(argv: list[str]) -> int:
     """Write the demo store, then browse it read-only like any other store."""
     from .app import make_app
     from .demo import build_demo_store
+    from .live_demo import LiveDemo
 
     args = build_demo_parser().parse_args(argv)
     directory = None
@@ -74,13 +82,22 @@ def run_demo(argv: list[str]) -> int:
         path = directory / "demo.sqlite3"
     else:
         path = args.path
+    live = LiveDemo(str(path)) if args.live else None
+
+    async def prepare() -> None:
+        await build_demo_store(path)
+        if live is not None:
+            await live.step()  # the live session exists before the app opens it
+            await live.close()
+
     try:
-        asyncio.run(build_demo_store(path))
+        asyncio.run(prepare())
     except FileExistsError as error:
         print(f"zett-browser: {error}", file=sys.stderr)
         return 2
     try:
-        make_app(str(path), page_size=args.page_size).run()
+        session = live.session_id if live is not None else None
+        make_app(str(path), page_size=args.page_size, live=live, session=session).run()
     finally:
         if directory is not None and not args.keep:
             shutil.rmtree(directory, ignore_errors=True)

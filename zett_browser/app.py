@@ -6,15 +6,18 @@ its own event loop; it closes the storage when it exits.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .live_demo import LiveDemo
 from .screens.main import MainScreen
 from .storage import SQLSessionStorage, open_store
 
@@ -25,6 +28,8 @@ class ZettBrowserApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "zett-browser"
     BINDINGS = [Binding("q", "quit", "Quit"), Binding("question_mark", "help", "Help", show=False)]
+    #: Seconds between live-demo steps at speed 1.
+    LIVE_STEP_SECONDS = 1.5
 
     def __init__(
         self,
@@ -35,8 +40,13 @@ class ZettBrowserApp(App[None]):
         page_size: int = 50,
         clock: Callable[[], datetime] | None = None,
         poll_interval: float = 1.0,
+        live: LiveDemo | None = None,
     ) -> None:
         super().__init__()
+        #: The live compaction demo writing into the store, if any.
+        self.live = live
+        self.live_paused = False
+        self.live_speed = 1.0
         #: Seconds between checks for changes written by another process (0: never).
         self.poll_interval = poll_interval
         self.storage = storage
@@ -46,10 +56,44 @@ class ZettBrowserApp(App[None]):
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen())
+        screen = MainScreen()
+        self.push_screen(screen)
+        if self.live is not None:
+            screen.follow = True
+            self.bind("s", "live_pause", description="Pause/Play")
+            self.bind("plus", "live_speed(2.0)", description="Faster")
+            self.bind("minus", "live_speed(0.5)", description="Slower")
+            self.play_live()
 
     async def on_unmount(self) -> None:
+        if self.live is not None:
+            await self.live.close()
         await self.storage.close()
+
+    @work(group="live", exit_on_error=False)
+    async def play_live(self) -> None:
+        """Write the live demo's next message at a readable pace, on this loop."""
+        live = self.live
+        assert live is not None
+        while True:
+            if not self.live_paused:
+                what = await live.step()
+                self._show_live(what)
+            await asyncio.sleep(self.LIVE_STEP_SECONDS / self.live_speed)
+
+    def _show_live(self, what: str = "") -> None:
+        if self.live is None:
+            return
+        state = "paused" if self.live_paused else f"playing ×{self.live_speed:g}"
+        self.screen.sub_title = f"{self.live.describe()} · {state}" + (f" · {what}" if what else "")
+
+    def action_live_pause(self) -> None:
+        self.live_paused = not self.live_paused
+        self._show_live()
+
+    def action_live_speed(self, factor: float) -> None:
+        self.live_speed = max(0.25, min(16.0, self.live_speed * factor))
+        self._show_live()
 
     def action_help(self) -> None:
         screen = self.screen
@@ -84,6 +128,7 @@ def make_app(
     page_size: int = 50,
     clock: Callable[[], datetime] | None = None,
     poll_interval: float = 1.0,
+    live: LiveDemo | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store opened read-only (a path, URL, or an open storage).
 
@@ -94,5 +139,11 @@ def make_app(
     if page_size < 1:
         raise ValueError("page size must be positive")
     return ZettBrowserApp(
-        storage, session=session, seq=seq, page_size=page_size, clock=clock, poll_interval=poll_interval
+        storage,
+        session=session,
+        seq=seq,
+        page_size=page_size,
+        clock=clock,
+        poll_interval=poll_interval,
+        live=live,
     )

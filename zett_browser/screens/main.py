@@ -159,7 +159,7 @@ class MainScreen(Screen[None]):
         at_end = shown_last >= state.last
         added = max(0, (bounds.last_sequence or 0) - state.last)
         state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
-        if len(snapshots) != len(state.snapshots):
+        if grew or len(snapshots) != len(state.snapshots):
             state.snapshots = snapshots
             self.query_one(Inspector).show(snapshots, message_count=bounds.count)
         if self.follow and at_end:

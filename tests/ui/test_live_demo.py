@@ -1,0 +1,59 @@
+"""The live compaction demo: the Raw Log only grows while snapshots move the boundary."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.ui.helpers import frozen_clock
+from zett_browser.app import make_app
+from zett_browser.demo import build_demo_store
+from zett_browser.live_demo import LiveDemo
+from zett_browser.storage import open_store
+from zett_browser.widgets.inspector import Inspector
+from zett_browser.widgets.rawlog import RawLogView
+
+
+async def test_live_demo_compacts_as_scripted_while_the_raw_log_only_grows(tmp_path: Path) -> None:
+    path = await build_demo_store(tmp_path / "demo.sqlite3", now=frozen_clock())
+    demo = LiveDemo(str(path), threshold_tokens=220)
+    await demo.step()
+    app = make_app(str(path), session=demo.session_id, clock=frozen_clock, poll_interval=0.1, live=demo)
+    app.LIVE_STEP_SECONDS = 0.02
+    reader = open_store(path)
+    counts: list[int] = []
+    contexts: list[int] = []
+    boundaries: list[int] = []
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            deadline = time.monotonic() + 60
+            while demo.snapshots < 2 and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+                counts.append(await reader.count_messages(demo.session_id))
+                view = await reader.load(demo.session_id)
+                contexts.append(len(view.messages))
+                boundaries.append(view.snapshot.compacted_through_sequence if view.snapshot else 0)
+            assert demo.snapshots >= 2, "two compactions within a minute at test speed"
+            await pilot.press("s")
+            paused_at = demo.steps
+            await pilot.pause(0.3)
+            assert demo.steps == paused_at and "paused" in app.screen.sub_title
+            # The live writer never finishes, so poll the screen instead of waiting for workers.
+            inspector = app.screen.query_one(Inspector)
+            view = app.screen.query_one(RawLogView)
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and not (
+                len(inspector.snapshots) == demo.snapshots
+                and view.records
+                and view.records[-1].sequence == demo.last_sequence
+            ):
+                await pilot.pause(0.1)
+            assert len(inspector.snapshots) == demo.snapshots, "the inspector shows the new versions"
+            assert view.records[-1].sequence == demo.last_sequence, "follow mode shows the newest message"
+    finally:
+        await reader.close()
+    assert counts == sorted(counts) and counts[-1] > counts[0], "the Raw Log only grows"
+    assert boundaries == sorted(boundaries) and len(set(boundaries)) >= 3, "the boundary moves forward"
+    drops = [i for i in range(1, len(contexts)) if contexts[i] < contexts[i - 1]]
+    assert drops, "the model's context shrinks at each compaction"
+    assert all(boundaries[i] > boundaries[i - 1] for i in drops)
