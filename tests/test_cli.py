@@ -102,3 +102,32 @@ def test_version() -> None:
         [sys.executable, "-m", "zett_browser", "--version"], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == f"zett-browser {__version__}"
+
+
+def test_no_read_permission(tmp_path: Path) -> None:
+    """As an unprivileged user (the tests may run as root, who reads anything)."""
+    import os
+
+    base = tmp_path / "perm"
+    base.mkdir()
+    store = base / "s.sqlite3"
+    shutil.copy(FIXTURES / "empty.sqlite3", store)
+    store.chmod(0o000)
+    for directory in [tmp_path, *tmp_path.parents]:
+        if directory == Path("/"):
+            break
+        os.chmod(directory, os.stat(directory).st_mode | 0o011)
+    script = (
+        "import os, sys\n"
+        "import zett_browser.app  # noqa: F401 - everything is imported before dropping privileges\n"
+        "from zett_browser.__main__ import main\n"
+        "if os.geteuid() == 0:\n"
+        "    os.setgid(65534); os.setuid(65534)\n"
+        f"sys.exit(main([{str(store)!r}]))\n"
+    )
+    before = listing(base)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    store.chmod(0o644)
+    assert result.returncode == 2, result.stderr
+    assert "permission denied" in result.stderr and result.stderr.count("\n") == 1
+    assert listing(base) == before
