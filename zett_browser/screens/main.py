@@ -77,6 +77,7 @@ class MainScreen(Screen[None]):
         self.open: OpenSession | None = None
         self.history: list[str] = []
         self._token: tuple[object, ...] | None = None
+        self._polling = False
         #: Keep the Raw Log at the newest message while the store grows.
         self.follow = False
         #: Messages appended after the shown page while the user looks elsewhere.
@@ -109,21 +110,29 @@ class MainScreen(Screen[None]):
 
     # ---------------------------------------------------------------- following a live store
 
-    @work(exclusive=True, group="poll", exit_on_error=False)
-    async def poll_changes(self) -> None:
-        """Compare the store's change token; re-read only what a change can touch."""
+    def poll_changes(self) -> None:
+        """Start a check for changes unless the previous one is still running."""
+        if not self._polling:
+            self._polling = True
+            self._poll()
+
+    @work(group="poll", exit_on_error=False)
+    async def _poll(self) -> None:
+        """Compare the store's change token; re-read only what a change can touch.
+
+        A check is never cancelled by the next tick (that could drop a change whose token
+        was already recorded), and the token is recorded only after the re-read.
+        """
         try:
             token = await self.browser.storage.change_token()
-        except Exception:  # noqa: BLE001 - a busy store is retried at the next tick
-            return
-        if self._token is None:
-            self._token = token
-            return
-        if token == self._token:
-            return
-        self._token = token
-        await self._refresh_tree()
-        await self._refresh_open_session()
+            if token != self._token:
+                await self._refresh_tree()
+                await self._refresh_open_session()
+                self._token = token
+        except Exception as error:  # noqa: BLE001 - a busy store is retried at the next tick
+            self.log.warning(f"change check failed: {error!r}")
+        finally:
+            self._polling = False
 
     async def _refresh_tree(self) -> None:
         storage = self.browser.storage
@@ -162,7 +171,7 @@ class MainScreen(Screen[None]):
         if grew or len(snapshots) != len(state.snapshots):
             state.snapshots = snapshots
             self.query_one(Inspector).show(snapshots, message_count=bounds.count)
-        if self.follow and at_end:
+        if self.follow:
             await self._load_page(0, before=state.last + 1, select=state.last)
             self.unseen = 0
         elif at_end and len(view.records) < self.browser.page_size:
