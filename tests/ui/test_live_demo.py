@@ -45,7 +45,9 @@ async def test_live_demo_compacts_as_scripted_while_the_raw_log_only_grows(tmp_p
             while time.monotonic() < deadline and len(inspector.snapshots) != demo.snapshots:
                 await pilot.pause(0.1)
             assert len(inspector.snapshots) == demo.snapshots, "the inspector shows the new versions"
-            assert view.records and view.records[-1].sequence >= demo.boundary, "the followed Raw Log reached the boundary"
+            assert view.records and view.records[-1].sequence >= demo.boundary, (
+                "the followed Raw Log reached the boundary"
+            )
     finally:
         await reader.close()
     assert counts == sorted(counts) and counts[-1] > counts[0], "the Raw Log only grows"
