@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from zett_browser.storage import SQLiteSessionStorage
+from tests import servers
+from tests.backends import BACKENDS, Backend, server_backend
+from zett_browser.storage import SQLSessionStorage
 
 # The throwaway zett-agent venv lives under the real home, fixed before any test patches HOME.
 os.environ.setdefault("ZETT_AGENT_VENV", str(Path.home() / ".cache" / "zett-browser-tests" / "zett-agent-0.2.1"))
@@ -27,9 +29,46 @@ def store_path(tmp_path: Path) -> Path:
     return tmp_path / "sessions.sqlite3"
 
 
+def _server(dialect: str) -> Iterator[servers.Server]:
+    try:
+        yield from servers.serve(dialect)
+    except servers.ServerUnavailable as reason:
+        if servers.required():
+            pytest.fail(f"ZETT_REQUIRE_SERVERS=1 but {reason}")
+        pytest.skip(str(reason))
+
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> Iterator[servers.Server]:
+    """A throwaway PostgreSQL cluster on loopback for the whole test run."""
+    yield from _server("postgresql")
+
+
+@pytest.fixture(scope="session")
+def mysql_server() -> Iterator[servers.Server]:
+    """A throwaway MariaDB/MySQL server on loopback for the whole test run."""
+    yield from _server("mysql")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, store_path: Path) -> Iterator[Backend]:
+    """A fresh empty store on each backend: a SQLite file, PostgreSQL, MariaDB/MySQL."""
+    name: str = request.param
+    if name == "sqlite":
+        yield Backend(name, path=store_path)
+        return
+    server: servers.Server = request.getfixturevalue(f"{name}_server")
+    database = server.create_database()
+    try:
+        yield server_backend(name, server, database)
+    finally:
+        server.drop_database(database)
+
+
 @pytest.fixture
-async def storage(store_path: Path) -> AsyncIterator[SQLiteSessionStorage]:
-    store = SQLiteSessionStorage(store_path)
+async def storage(backend: Backend) -> AsyncIterator[SQLSessionStorage]:
+    """A writing storage on a fresh store, on every backend."""
+    store = backend.writer()
     try:
         yield store
     finally:

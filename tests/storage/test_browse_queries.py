@@ -2,33 +2,28 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-from tests.support import FIXTURES
+from tests.backends import Backend
 from zett_browser.storage import (
     AssistantMessage,
     CompactedMessage,
     MessageKind,
     MessageTiming,
     ModelUsage,
-    SQLiteSessionStorage,
+    SQLSessionStorage,
     ToolMessage,
     UserMessage,
-    open_store,
 )
 
 ROOT = "0193a5c0-0000-7000-8000-00000000000"
 
 
-async def _copy(tmp_path: Path, name: str = "storage_api") -> SQLiteSessionStorage:
-    path = tmp_path / f"{name}.sqlite3"
-    shutil.copy(FIXTURES / f"{name}.sqlite3", path)
-    return open_store(path)  # type: ignore[return-value]
+def _copy(backend: Backend, name: str = "storage_api") -> SQLSessionStorage:
+    """The zett-agent-written fixture store, on this test's backend, opened for browsing."""
+    return backend.load_fixture(name)
 
 
-async def test_roots_are_newest_first_with_counts_and_pages_by_keyset(tmp_path: Path) -> None:
-    storage = await _copy(tmp_path)
+async def test_roots_are_newest_first_with_counts_and_pages_by_keyset(backend: Backend) -> None:
+    storage = _copy(backend)
     try:
         everything = await storage.list_sessions(limit=1000)
         expected = [s.session_id for s in everything if s.parent_session_id is None]
@@ -51,8 +46,8 @@ async def test_roots_are_newest_first_with_counts_and_pages_by_keyset(tmp_path: 
         await storage.close()
 
 
-async def test_children_to_any_depth_and_ancestors(tmp_path: Path) -> None:
-    storage = await _copy(tmp_path)
+async def test_children_to_any_depth_and_ancestors(backend: Backend) -> None:
+    storage = _copy(backend)
     try:
         (child,) = (await storage.list_children(ROOT + "3")).items
         assert (child.session_id, child.title, child.child_count) == (ROOT + "4", "Find trains", 1)
@@ -68,7 +63,7 @@ async def test_children_to_any_depth_and_ancestors(tmp_path: Path) -> None:
         await storage.close()
 
 
-async def test_children_page_in_creation_order(storage: SQLiteSessionStorage) -> None:
+async def test_children_page_in_creation_order(storage: SQLSessionStorage) -> None:
     await storage.create_session(session_id="p")
     for index in range(25):
         await storage.create_session(session_id=f"c{index:02d}", parent_session_id="p")
@@ -85,8 +80,8 @@ async def test_children_page_in_creation_order(storage: SQLiteSessionStorage) ->
     assert node is not None and node.child_count == 25
 
 
-async def test_orphans_are_found(tmp_path: Path) -> None:
-    storage = await _copy(tmp_path)
+async def test_orphans_are_found(backend: Backend) -> None:
+    storage = _copy(backend)
     try:
         orphans = (await storage.list_orphans()).items
         assert [node.session_id for node in orphans] == [ROOT + "6"]
@@ -95,8 +90,8 @@ async def test_orphans_are_found(tmp_path: Path) -> None:
         await storage.close()
 
 
-async def test_every_snapshot_version_is_listed(tmp_path: Path) -> None:
-    storage = await _copy(tmp_path)
+async def test_every_snapshot_version_is_listed(backend: Backend) -> None:
+    storage = _copy(backend)
     try:
         snapshots = await storage.list_snapshots(ROOT + "2")
         assert [s.version for s in snapshots] == [1, 2, 3]
@@ -110,8 +105,8 @@ async def test_every_snapshot_version_is_listed(tmp_path: Path) -> None:
         await storage.close()
 
 
-async def test_raw_log_windows_and_bounds(tmp_path: Path) -> None:
-    storage = await _copy(tmp_path)
+async def test_raw_log_windows_and_bounds(backend: Backend) -> None:
+    storage = _copy(backend)
     sid = ROOT + "9"
     try:
         bounds = await storage.raw_bounds(sid)
@@ -131,7 +126,7 @@ async def test_raw_log_windows_and_bounds(tmp_path: Path) -> None:
         await storage.close()
 
 
-async def test_session_totals(storage: SQLiteSessionStorage) -> None:
+async def test_session_totals(storage: SQLSessionStorage) -> None:
     from datetime import UTC, datetime, timedelta
 
     start = datetime(2026, 5, 1, tzinfo=UTC)
@@ -168,9 +163,9 @@ async def test_session_totals(storage: SQLiteSessionStorage) -> None:
     assert empty.messages == 0 and empty.by_kind == {} and empty.first_started_at is None
 
 
-async def test_change_token_moves_on_every_kind_of_commit(storage: SQLiteSessionStorage, store_path: Path) -> None:
+async def test_change_token_moves_on_every_kind_of_commit(storage: SQLSessionStorage, backend: Backend) -> None:
     await storage.create_session(session_id="s")
-    browser = open_store(store_path)
+    browser = backend.browser()
     try:
         tokens = [await browser.change_token()]
         assert await browser.change_token() == tokens[0], "stable while nothing changes"
@@ -187,7 +182,7 @@ async def test_change_token_moves_on_every_kind_of_commit(storage: SQLiteSession
         await browser.close()
 
 
-async def test_text_size_of_a_prefix(storage: SQLiteSessionStorage) -> None:
+async def test_text_size_of_a_prefix(storage: SQLSessionStorage) -> None:
     await storage.append("s", "r", UserMessage(content="abcd"))
     await storage.append("s", "r", ToolMessage(tool_call_id="c", name="t", content="123456"))
     await storage.append("s", "r", UserMessage(content="xy"))

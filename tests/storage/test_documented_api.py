@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
+from tests.backends import Backend
 from zett_browser.storage import (
     AgentMessage,
     AssistantMessage,
@@ -130,8 +132,8 @@ async def test_append_validation_errors(storage: SQLiteSessionStorage) -> None:
     assert await storage.get_session("s") is None, "a rejected append writes nothing"
 
 
-async def test_append_stores_timing_usage_metadata_and_tags(storage: SQLiteSessionStorage) -> None:
-    start = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+async def test_append_stores_timing_usage_metadata_and_tags(storage: SQLiteSessionStorage, backend: Backend) -> None:
+    start = backend.as_stored(datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC))
     timing = MessageTiming(
         started_at=start,
         completed_at=start + timedelta(seconds=2),
@@ -316,13 +318,13 @@ async def test_snapshot_never_changes_the_raw_log(storage: SQLiteSessionStorage)
     assert await storage.list_raw_messages("s") == before
 
 
-async def test_tool_messages_store_tool_name_and_text(storage: SQLiteSessionStorage, store_path: Path) -> None:
+async def test_tool_messages_store_tool_name_and_text(storage: SQLiteSessionStorage, backend: Backend) -> None:
     await storage.append("s", "r", ToolMessage(tool_call_id="c1", name="grep", content="out", success=False))
-    import sqlite3
-
-    with sqlite3.connect(store_path) as connection:
-        row = connection.execute("select role, content, tool_name from raw_messages").fetchone()
-    assert row == (4, "out", "grep")
+    engine = backend.raw()
+    with engine.connect() as connection:
+        row = connection.execute(text("select role, content, tool_name from raw_messages")).one()
+    engine.dispose()
+    assert tuple(row) == (4, "out", "grep")
 
 
 async def test_close_keeps_data_and_storage_reopens(store_path: Path) -> None:

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zett_browser.storage import SQLiteSessionStorage, UserMessage, open_store
+from tests.backends import Backend
+from zett_browser.storage import UserMessage, open_store
 
 SIZE = 137
 
 
-@pytest.fixture(scope="module")
-def big_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("pages") / "s.sqlite3"
+@pytest.fixture
+def big_store(backend: Backend) -> str:
+    """A session of SIZE messages interleaved with another's, on each backend."""
 
     async def build() -> None:
-        storage = SQLiteSessionStorage(path)
+        storage = backend.writer()
         for index in range(SIZE):
             await storage.append("s", f"r{index // 10}", UserMessage(content=f"m{index + 1}"))
             if index % 3 == 0:
@@ -27,12 +27,12 @@ def big_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         await storage.close()
 
     asyncio.run(build())
-    return path
+    return backend.reader_target
 
 
-def _collect(path: Path, page_size: int, start: int) -> tuple[list[int], list[int], list[int], list[int]]:
+def _collect(target: str, page_size: int, start: int) -> tuple[list[int], list[int], list[int], list[int]]:
     async def run() -> tuple[list[int], list[int], list[int], list[int]]:
-        storage = open_store(path)
+        storage = open_store(target)
         try:
             keyset: list[int] = []
             after = start
@@ -65,7 +65,7 @@ def _collect(path: Path, page_size: int, start: int) -> tuple[list[int], list[in
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(page_size=st.integers(min_value=1, max_value=SIZE + 5), start=st.integers(min_value=0, max_value=SIZE))
-def test_pages_concatenate_to_the_whole_log(big_store: Path, page_size: int, start: int) -> None:
+def test_pages_concatenate_to_the_whole_log(big_store: str, page_size: int, start: int) -> None:
     expected = list(range(start + 1, SIZE + 1))
     keyset, documented, offset_pages, backwards = _collect(big_store, page_size, start)
     assert keyset == expected

@@ -54,6 +54,7 @@ from .errors import (
     StoreLockedError,
     StoreNotFoundError,
     StorePermissionError,
+    StoreTimeoutError,
 )
 from .sync import SyncObject, SyncRuntime
 
@@ -91,6 +92,7 @@ __all__ = [
     "StopInfo",
     "StopReason",
     "StoreConnectionError",
+    "StoreTimeoutError",
     "StoreCorruptError",
     "StoreError",
     "StoreIsDirectoryError",

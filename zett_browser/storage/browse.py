@@ -17,9 +17,12 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.functions import char_length
 
 from ..model.records import (
     Page,
@@ -35,6 +38,12 @@ from .sql import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessi
 
 #: Deepest ancestor chain followed for a breadcrumb (guards against parent cycles).
 MAX_DEPTH = 256
+
+
+@compiles(char_length, "sqlite")
+def _sqlite_char_length(element: char_length, compiler: SQLCompiler, **kw: Any) -> str:
+    """SQLite's length() counts characters; it has no char_length()."""
+    return f"length({compiler.process(element.clauses, **kw)})"
 
 
 def _naive(cursor: SessionCursor) -> Any:
@@ -304,7 +313,7 @@ class SQLSessionStorage(SessionStorageCore):
         The inspector estimates the tokens a snapshot saves from it (about 4 characters a
         token); it reads the text copy column, never decodes messages.
         """
-        statement = select(func.coalesce(func.sum(func.length(raw_t.c.content)), 0)).where(
+        statement = select(func.coalesce(func.sum(char_length(raw_t.c.content)), 0)).where(
             raw_t.c.session_id == session_id
         )
         if through_sequence is not None:

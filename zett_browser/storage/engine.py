@@ -10,6 +10,12 @@ Opened for browsing, a SQLite store is connected with ``mode=rw`` plus
 ``-wal``/``-shm`` files it needed when it closes), or ``mode=ro`` when not. Neither mode
 creates a missing file. ``immutable=1`` is never used: it ignores the WAL of a running
 agent.
+
+A server store (PostgreSQL through psycopg 3, MySQL/MariaDB through aiomysql) gets a
+small pool with pre-ping (a connection lost while idle is replaced at the next call),
+connect and statement timeouts, and, when browsing, sessions that the server itself
+keeps read-only (``default_transaction_read_only`` on PostgreSQL, ``SET SESSION
+TRANSACTION READ ONLY`` on MySQL), so a write cannot happen even by mistake.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from .errors import (
     StoreLockedError,
     StoreNotFoundError,
     StorePermissionError,
+    StoreTimeoutError,
 )
 
 DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
@@ -49,7 +56,12 @@ WRITER_BUSY_TIMEOUT_MS = 5000
 #: Busy wait of a browsing connection; the storage retries a few times on top of it.
 READER_BUSY_TIMEOUT_MS = 1000
 #: Extras that install each server driver.
-DRIVER_EXTRAS = {"postgresql": "postgres", "mysql": "mysql"}
+DRIVER_EXTRAS = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql"}
+#: The async driver a URL gets when it names none (``postgresql://``, ``mysql://``).
+DEFAULT_DRIVERS = {"postgresql": "psycopg", "postgres": "psycopg", "mysql": "aiomysql", "mariadb": "aiomysql"}
+#: Seconds to wait for a server connection, and for one browsing statement.
+CONNECT_TIMEOUT_S = 10
+STATEMENT_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +105,11 @@ def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
         if not url.database or url.database == ":memory:":
             raise StoreError("A SQLite URL must name a file")
         return Target(path=Path(url.database).expanduser().absolute(), url=None)
+    if "+" not in url.drivername and url.drivername in DEFAULT_DRIVERS:
+        backend = "postgresql" if url.drivername == "postgres" else url.drivername
+        url = url.set(drivername=f"{backend}+{DEFAULT_DRIVERS[url.drivername]}")
+    if not url.database:
+        raise StoreError(f"The URL {url.render_as_string(hide_password=True)} names no database")
     return Target(path=None, url=url)
 
 
@@ -176,25 +193,100 @@ def create_sqlite_engine(path: Path, *, read_only: bool) -> AsyncEngine:
     return engine
 
 
-def create_server_engine(url: URL) -> AsyncEngine:
+def create_server_engine(url: URL, *, read_only: bool = True) -> AsyncEngine:
     """Create a pooled engine for a PostgreSQL or MySQL store.
+
+    Browsing sessions are read-only on the server side and their statements time out
+    after :data:`STATEMENT_TIMEOUT_S`; every driver waits at most
+    :data:`CONNECT_TIMEOUT_S` for a connection.
 
     Raises:
         StoreError: The dialect's driver is not installed (names the extra).
     """
+    backend, driver = url.get_backend_name(), url.get_driver_name()
+    connect_args: dict[str, Any] = {}
+    if driver == "psycopg":
+        options = [f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}"] if read_only else []
+        if read_only:
+            options.append("-c default_transaction_read_only=on")
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "zett-browser"}
+        if options:
+            connect_args["options"] = " ".join(options)
+    elif driver == "aiomysql":
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_S}
+    elif driver == "asyncpg":
+        connect_args = {"timeout": CONNECT_TIMEOUT_S}
+        if read_only:
+            connect_args["server_settings"] = {
+                "default_transaction_read_only": "on",
+                "statement_timeout": str(STATEMENT_TIMEOUT_S * 1000),
+            }
     try:
-        return create_async_engine(url, pool_size=5, max_overflow=5, pool_pre_ping=True, pool_recycle=1800)
+        engine = create_async_engine(
+            url,
+            pool_size=5,
+            max_overflow=5,
+            pool_timeout=CONNECT_TIMEOUT_S,
+            pool_pre_ping=True,
+            pool_recycle=1800,
+            connect_args=connect_args,
+        )
     except (ModuleNotFoundError, NoSuchModuleError) as error:
-        extra = DRIVER_EXTRAS.get(url.get_backend_name())
+        extra = DRIVER_EXTRAS.get(backend)
         hint = f'; install it with pip install "zett-browser[{extra}]"' if extra else ""
-        raise StoreError(f"The {url.get_backend_name()} driver is not installed{hint}") from error
+        raise StoreError(f"The {backend} driver ({driver}) is not installed{hint}") from error
+    if backend in ("mysql", "mariadb"):
+
+        def on_connect(dbapi_connection: Any, _record: object) -> None:
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute("SELECT VERSION()")
+                mariadb = "mariadb" in str(cursor.fetchone()[0]).lower()
+                if read_only:
+                    cursor.execute("SET SESSION TRANSACTION READ ONLY")
+                    if mariadb:
+                        cursor.execute(f"SET SESSION max_statement_time = {STATEMENT_TIMEOUT_S}")
+                    else:
+                        cursor.execute(f"SET SESSION max_execution_time = {STATEMENT_TIMEOUT_S * 1000}")
+            finally:
+                cursor.close()
+
+        event.listen(engine.sync_engine, "connect", on_connect)
+    return engine
 
 
-def translate_error(error: DBAPIError, where: str) -> StoreError:
-    """Map a driver error to a typed :class:`StoreError` with a message for people."""
+#: PostgreSQL SQLSTATE classes and MySQL error numbers the browser explains.
+_PG_READ_ONLY = "25006"
+_PG_PRIVILEGE = "42501"
+_PG_NO_TABLE = "42P01"
+_PG_NO_DATABASE = "3D000"
+_PG_AUTH = ("28000", "28P01")
+_PG_TIMEOUT = "57014"
+_MYSQL_READ_ONLY = 1792
+_MYSQL_PRIVILEGE = (1142, 1143, 1044, 1045, 1227)
+_MYSQL_NO_TABLE = 1146
+_MYSQL_NO_DATABASE = 1049
+_MYSQL_TIMEOUT = (1969, 3024)
+_MYSQL_UNREACHABLE = (2002, 2003, 2005)
+_MYSQL_LOST = (2006, 2013, 2055)
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` (a password) masked."""
+    return text.replace(secret, "***") if secret else text
+
+
+def translate_error(error: DBAPIError, where: str, *, secret: str | None = None) -> StoreError:
+    """Map a driver error to a typed :class:`StoreError` with a message for people.
+
+    ``where`` names the store as shown to people (a path, or a URL with the password
+    masked); ``secret`` is the password, masked wherever the driver's text repeats it.
+    """
     original = error.orig
     name = getattr(original, "sqlite_errorname", "") or ""
-    text = str(original) if original is not None else str(error)
+    text = scrub(str(original) if original is not None else str(error), secret).strip()
+    if not isinstance(original, sqlite3.Error):
+        return _translate_server_error(error, where, text)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
         return StoreLockedError(f"{where} is locked by another process; try again in a moment")
     if name == "SQLITE_NOTADB" or "file is not a database" in text:
@@ -214,8 +306,40 @@ def translate_error(error: DBAPIError, where: str) -> StoreError:
         return StorePermissionError(f"Cannot read {where}: permission denied")
     if "no such table" in text:
         return NotZettStoreError(f"{where} is not a zett-agent store ({text})")
-    if isinstance(original, sqlite3.Error) or error.connection_invalidated:
-        if error.connection_invalidated:
-            return StoreConnectionError(f"Lost the connection to {where}: {text}")
-        return StoreError(f"{where}: {text}")
-    return StoreConnectionError(f"{where}: {text}")
+    if error.connection_invalidated:
+        return StoreConnectionError(f"Lost the connection to {where}: {text}")
+    return StoreError(f"{where}: {text}")
+
+
+def _translate_server_error(error: DBAPIError, where: str, text: str) -> StoreError:
+    original = error.orig
+    sqlstate = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    errno = None
+    args = getattr(original, "args", ())
+    if args and isinstance(args[0], int):
+        errno = args[0]
+    first_line = text.splitlines()[0] if text else type(original).__name__
+    if sqlstate == _PG_READ_ONLY or errno == _MYSQL_READ_ONLY:
+        return ReadOnlyStoreError(f"{where} is open read-only; nothing was written")
+    if sqlstate in _PG_AUTH or errno == 1045 or "authentication failed" in text:
+        return StorePermissionError(f"Cannot log in to {where}: {first_line}")
+    if sqlstate == _PG_PRIVILEGE or errno in _MYSQL_PRIVILEGE:
+        return StorePermissionError(f"Permission denied on {where}: {first_line}")
+    if sqlstate == _PG_NO_TABLE or errno == _MYSQL_NO_TABLE:
+        return NotZettStoreError(f"{where} is not a zett-agent store ({first_line})")
+    if sqlstate == _PG_NO_DATABASE or errno == _MYSQL_NO_DATABASE or ("database" in text and "does not exist" in text):
+        return StoreNotFoundError(f"No such database: {where} ({first_line})")
+    if sqlstate == "22003" or errno == 1264:
+        return StoreError(
+            f"{where} cannot hold a value: {first_line} (zett-agent's schema keeps durations in "
+            "nanoseconds in INTEGER columns, 32-bit on PostgreSQL and MySQL: at most about 2.1 s)"
+        )
+    if sqlstate == _PG_TIMEOUT or errno in _MYSQL_TIMEOUT:
+        return StoreTimeoutError(f"{where} took too long to answer (over {STATEMENT_TIMEOUT_S} s); try again")
+    if errno in _MYSQL_UNREACHABLE:
+        return StoreConnectionError(f"Cannot reach {where}: {first_line}")
+    if error.connection_invalidated or errno in _MYSQL_LOST:
+        return StoreConnectionError(f"Lost the connection to {where}: {first_line}; the next action reconnects")
+    if sqlstate is None and errno is None:
+        return StoreConnectionError(f"Cannot reach {where}: {first_line}")
+    return StoreError(f"{where}: {first_line}")

@@ -47,3 +47,7 @@ class ReadOnlyStoreError(StoreError):
 
 class StoreConnectionError(StoreError):
     """The database server could not be reached or the connection was lost."""
+
+
+class StoreTimeoutError(StoreError):
+    """The database server did not answer a statement within the browsing timeout."""

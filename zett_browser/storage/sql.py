@@ -164,7 +164,7 @@ class SessionStorageCore:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         elif self.target.url is not None:
             # Fail now, not at the first call, when the server driver is missing.
-            create_server_engine(self.target.url)
+            create_server_engine(self.target.url, read_only=read_only)
         self._engines: WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = WeakKeyDictionary()
         self._ready_locks: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
         self._ready = False
@@ -182,6 +182,11 @@ class SessionStorageCore:
         """The store for people: its path, or its URL with the password masked."""
         return self.target.display()
 
+    @property
+    def _secret(self) -> str | None:
+        """The server password, masked wherever a driver's message repeats it."""
+        return self.target.url.password if self.target.url is not None else None  # type: ignore[return-value]
+
     def _engine(self) -> AsyncEngine:
         loop = asyncio.get_running_loop()
         engine = self._engines.get(loop)
@@ -190,7 +195,7 @@ class SessionStorageCore:
                 engine = create_sqlite_engine(self.path, read_only=self.read_only)
             else:
                 assert self.target.url is not None
-                engine = create_server_engine(self.target.url)
+                engine = create_server_engine(self.target.url, read_only=self.read_only)
             self._engines[loop] = engine
         return engine
 
@@ -210,7 +215,7 @@ class SessionStorageCore:
                         await connection.run_sync(self._create_schema)
                         await connection.commit()
             except DBAPIError as error:
-                raise translate_error(error, self.display_name) from None
+                raise translate_error(error, self.display_name, secret=self._secret) from None
             self._ready = True
 
     def _verify_schema(self, connection: Connection) -> bool:
@@ -266,13 +271,15 @@ class SessionStorageCore:
         for attempt in range(BUSY_ATTEMPTS):
             try:
                 async with self._engine().connect() as connection:
-                    if consistent:
+                    if consistent and self.path is not None:
                         await connection.execution_options(zett_begin="DEFERRED")
+                    elif consistent:
+                        await connection.execution_options(isolation_level="REPEATABLE READ")
                     result = await work(connection)
                     await connection.rollback()
                     return result
             except DBAPIError as error:
-                translated = translate_error(error, self.display_name)
+                translated = translate_error(error, self.display_name, secret=self._secret)
                 if isinstance(translated, StoreLockedError) and attempt + 1 < BUSY_ATTEMPTS:
                     await asyncio.sleep(delay)
                     delay *= 2
@@ -291,7 +298,7 @@ class SessionStorageCore:
                 async with connection.begin():
                     return await work(connection)
         except DBAPIError as error:
-            raise translate_error(error, self.display_name) from None
+            raise translate_error(error, self.display_name, secret=self._secret) from None
 
     async def close(self) -> None:
         """Release the connection pool without deleting stored data."""
