@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -11,12 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.backends import Backend
+from tests.servers import Server
 from tests.support import FIXTURES, listing
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zett_browser", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "zett_browser", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
     )
 
 
@@ -67,12 +75,34 @@ def test_bad_store(tmp_path: Path, case: str, message: str) -> None:
     ],
 )
 def test_server_url_without_its_driver_names_the_extra(tmp_path: Path, url: str, module: str, extra: str) -> None:
-    if importlib.util.find_spec(module) is not None:
-        pytest.skip(f"{module} is installed here, so the driver is not missing")
-    result = run(url, cwd=tmp_path)
+    # The test extras install both drivers; a module earlier on the path hides this one,
+    # as if the extra had not been installed.
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / f"{module}.py").write_text(f'raise ModuleNotFoundError("No module named {module}", name={module!r})\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hide), str(Path(__file__).parent.parent)])}
+    result = run(url, cwd=tmp_path, env=env)
     assert result.returncode == 2
     assert f'pip install "zett-browser[{extra}]"' in result.stderr
     assert "s3cret-pw" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
+def test_server_store_errors_are_one_line_without_the_password(
+    tmp_path: Path, backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    server: Server = request.getfixturevalue(f"{backend.name}_server")
+    database = backend.owner_url.database  # type: ignore[union-attr]
+    password = "s3cret-Pa55-xyz"
+    wrong = server.url(database, role=("zett_owner", password))
+    right = server.url(database)  # the right password, on an empty database
+    cases = [("Cannot log in", wrong), ("Cannot reach", wrong.set(port=1)), ("is not a zett-agent store", right)]
+    for message, url in cases:
+        result = run(url.render_as_string(hide_password=False), cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert str(url.password) not in result.stderr + result.stdout
+        assert "***" in result.stderr
 
 
 def test_unknown_session(tmp_path: Path) -> None:

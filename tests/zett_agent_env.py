@@ -5,7 +5,7 @@ code) in a separate interpreter, so that zett-browser's own environment does not
 install zett-agent and its provider SDKs.
 
 ``zett_agent_python()`` returns the ``python`` of a virtual environment that has exactly
-``zett-agent==0.2.1`` installed with pip, creating it when it is missing. The environment lives
+``zett-agent[postgres,mysql]==0.2.1`` installed with pip, creating it when it is missing. The environment lives
 in ``$ZETT_AGENT_VENV`` when that is set, else in
 ``~/.cache/zett-browser-tests/zett-agent-0.2.1``.
 
@@ -48,7 +48,7 @@ def _venv_python(venv_dir: Path) -> Path:
 def _expected_marker(version: str) -> dict[str, str]:
     # Deliberately not the creating interpreter's path: pytest in the project venv and a
     # plain ``python3`` running make_fixtures.py must share one environment.
-    return {"requirement": f"zett-agent=={version}"}
+    return {"requirement": f"zett-agent[postgres,mysql]=={version}"}
 
 
 def _marker_ok(venv_dir: Path, expected: dict[str, str]) -> bool:
@@ -110,10 +110,10 @@ def ensure_zett_agent_venv(
             env["PIP_NO_INPUT"] = "1"
             _run([creator, "-m", "venv", str(directory)], env=env)
             python = _venv_python(directory)
-            _run([str(python), "-m", "pip", "install", "--quiet", f"zett-agent=={version}"], env=env)
+            _run([str(python), "-m", "pip", "install", "--quiet", f"zett-agent[postgres,mysql]=={version}"], env=env)
             check = (
                 "import importlib.metadata as m, sys\n"
-                "import zett_agent.storage, sqlalchemy, aiosqlite, greenlet\n"
+                "import zett_agent.storage, sqlalchemy, aiosqlite, greenlet, psycopg, aiomysql\n"
                 f"v = m.version('zett-agent')\n"
                 f"sys.exit(0 if v == {version!r} else f'zett-agent {{v}} installed, wanted {version}')\n"
             )

@@ -97,6 +97,31 @@ def _copy_store(source: Path, directory: Path) -> Path:
     return target
 
 
+def _server_snapshot_rows(url: str) -> list[dict[str, Any]]:
+    """Every stored snapshot version on a server store, through a synchronous driver."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_driver_name() == "aiomysql":
+        parsed = parsed.set(drivername=f"{parsed.get_backend_name()}+pymysql")
+    engine = create_engine(parsed)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text(
+                    "SELECT id, session_id, version, compacted_through_sequence, message_json, created_at, updated_at "
+                    "FROM session_snapshots ORDER BY session_id, version"
+                )
+            ).mappings()
+            return [
+                {key: to_jsonable(value) if key.endswith("_at") else value for key, value in row.items()}
+                for row in rows
+            ]
+    finally:
+        engine.dispose()
+
+
 def _raw_snapshot_rows(path: Path) -> list[dict[str, Any]]:
     """Every stored snapshot version, straight from the table (``load`` shows only the latest)."""
     connection = sqlite3.connect(path)
@@ -145,13 +170,25 @@ async def _session_dump(storage: Any, session_id: str) -> dict[str, Any]:
     }
 
 
-async def dump(impl: str, store: Path) -> dict[str, Any]:
+async def dump(impl: str, store: Path | str) -> dict[str, Any]:
+    """Dump a store through ``impl``: a SQLite file (a copy of it is opened) or a server URL.
+
+    zett-browser opens a server store for browsing (read-only sessions); zett-agent
+    opens it as it always does.
+    """
     module = importlib.import_module(f"{impl}.storage")
-    storage_class = module.SQLiteSessionStorage
     decode_messages = module.decode_messages
+    server = isinstance(store, str) and "://" in store
     with tempfile.TemporaryDirectory(prefix="zett-dump-") as directory:
-        copy = _copy_store(store, Path(directory))
-        storage = storage_class(copy)
+        if server:
+            copy = None
+            if impl == "zett_browser":
+                storage = module.SQLSessionStorage(store, read_only=True)
+            else:
+                storage = module.SQLSessionStorage(store)
+        else:
+            copy = _copy_store(Path(store), Path(directory))
+            storage = module.SQLiteSessionStorage(copy)
         try:
             summaries = await storage.list_sessions(limit=10_000)
             session_ids = [summary.session_id for summary in summaries]
@@ -188,7 +225,7 @@ async def dump(impl: str, store: Path) -> dict[str, Any]:
                 **{key: value for key, value in row.items() if key != "message_json"},
                 "messages": to_jsonable(decode_messages(row["message_json"])),
             }
-            for row in _raw_snapshot_rows(copy)
+            for row in (_raw_snapshot_rows(copy) if copy is not None else _server_snapshot_rows(str(store)))
         ]
     return {
         "list_sessions": to_jsonable(summaries),
@@ -206,7 +243,7 @@ def render(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("impl", choices=("zett_agent", "zett_browser"))
-    parser.add_argument("store", type=Path)
+    parser.add_argument("store", help="a SQLite file, or a server URL")
     parser.add_argument("--out", type=Path, help="write the JSON here instead of stdout")
     args = parser.parse_args(argv)
     if args.impl == "zett_browser":
@@ -214,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         repository = Path(__file__).resolve().parents[2]
         if str(repository) not in sys.path:
             sys.path.append(str(repository))
-    if not args.store.is_file():
+    if "://" not in args.store and not Path(args.store).is_file():
         parser.error(f"no such store: {args.store}")
     text = render(asyncio.run(dump(args.impl, args.store)))
     if args.out is not None:

@@ -107,6 +107,16 @@ def at(seconds: float) -> datetime:
     return BASE + timedelta(seconds=seconds)
 
 
+#: Longest duration written, in seconds (None: as scripted). zett-agent 0.2.1 keeps
+#: ``*_duration_ns`` in INTEGER columns and binds them as INTEGER on PostgreSQL and
+#: MySQL, so it cannot store a span over 2.147 s there; server scenarios cap spans at 2 s.
+DURATION_CAP: float | None = None
+
+
+def _cap(seconds: float) -> float:
+    return seconds if DURATION_CAP is None else min(seconds, DURATION_CAP)
+
+
 def timing(
     api: Any,
     start: float,
@@ -115,6 +125,9 @@ def timing(
     content: tuple[float, float] | None = None,
 ) -> Any:
     """MessageTiming with fixed datetimes; spans are (offset from start, length) in seconds."""
+    duration = _cap(duration)
+    reasoning = (reasoning[0], _cap(reasoning[1])) if reasoning is not None else None
+    content = (content[0], _cap(content[1])) if content is not None else None
     values: dict[str, Any] = {
         "started_at": at(start),
         "completed_at": at(start + duration),

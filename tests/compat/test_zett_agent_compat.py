@@ -319,3 +319,113 @@ def test_raw_columns_match_byte_for_byte(zett_agent_py: Path, tmp_path: Path) ->
     assert len(table_rows(agent_store, "raw_messages", exclude=set(), order_by="id")) > 150
     if problems:
         pytest.fail(f"{len(problems)} column differences:\n  " + "\n  ".join(problems[:40]), pytrace=False)
+
+
+# --------------------------------------------------------------------------- server stores
+
+_ZETT_AGENT_WRITE_SCENARIO_URL = """
+    import asyncio, sys
+    sys.path.insert(0, sys.argv[1])
+    import scenario
+    from zett_agent.storage import SQLSessionStorage
+
+    scenario.DURATION_CAP = 2.0
+
+    async def main():
+        api = scenario.zett_agent_api()
+        storage = SQLSessionStorage(sys.argv[2])
+        try:
+            await scenario.populate_rich_store(storage, api)
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+"""
+
+_ZETT_AGENT_CREATE_SCHEMA_URL = """
+    import asyncio, sys
+    from zett_agent.storage import SQLSessionStorage
+
+    async def main():
+        storage = SQLSessionStorage(sys.argv[1])
+        try:
+            assert await storage.list_sessions() == []
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+"""
+
+SERVERS = pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
+
+
+def server_schema(backend: Any) -> dict[str, Any]:
+    """Tables, columns (with their server types) and indexes, as the server reports them."""
+    from sqlalchemy import inspect
+
+    engine = backend.raw()
+    try:
+        with engine.connect() as connection:
+            inspector = inspect(connection)
+            return {
+                table: {
+                    "columns": [
+                        (column["name"], str(column["type"]), column["nullable"], column.get("default"))
+                        for column in inspector.get_columns(table)
+                    ],
+                    "indexes": sorted(
+                        (index["name"], tuple(index["column_names"]), bool(index["unique"]))
+                        for index in inspector.get_indexes(table)
+                    ),
+                    "primary_key": inspector.get_pk_constraint(table)["constrained_columns"],
+                }
+                for table in sorted(inspector.get_table_names())
+            }
+    finally:
+        engine.dispose()
+
+
+@SERVERS
+def test_zett_agent_server_store_reads_identically_in_zett_browser(backend: Any, zett_agent_py: Path) -> None:
+    """Real zett-agent writes the rich scenario on the server; zett-browser, logged in with
+    the SELECT-only role, reads every value exactly as zett-agent does."""
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_WRITE_SCENARIO_URL, str(COMPAT), backend.target)
+    by_agent = json.loads(
+        _run([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=_clean_env()).stdout
+    )
+    by_browser = json.loads(_run([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout)
+    assert_same(by_agent, by_browser, f"{backend.name} store written by zett_agent")
+    assert len(by_agent["list_sessions"]) == 10
+    assert [row["version"] for row in by_agent["snapshot_versions"]] == [1, 2, 3]
+
+
+@SERVERS
+def test_zett_browser_server_store_reads_identically_in_zett_agent(backend: Any, zett_agent_py: Path) -> None:
+    """zett-browser writes the rich scenario on the server; zett-agent reads it identically,
+    and the tables zett-browser created are the ones zett-agent creates."""
+    api = zett_browser_storage()
+
+    async def write() -> None:
+        storage = api.SQLSessionStorage(backend.target)
+        try:
+            scenario.DURATION_CAP = 2.0
+            await scenario.populate_rich_store(storage, api)
+        finally:
+            scenario.DURATION_CAP = None
+            await storage.close()
+
+    asyncio.run(write())
+    by_agent = json.loads(
+        _run([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=_clean_env()).stdout
+    )
+    by_browser = json.loads(_run([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout)
+    assert_same(by_agent, by_browser, f"{backend.name} store written by zett_browser")
+    assert len(by_agent["list_sessions"]) == 10
+    ours = server_schema(backend)
+    with backend.raw().begin() as connection:
+        from sqlalchemy import text
+
+        for table in ("raw_messages", "session_snapshots", "agent_sessions"):
+            connection.execute(text(f"DROP TABLE {table}"))
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_CREATE_SCHEMA_URL, backend.target)
+    assert server_schema(backend) == ours
