@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from .live_demo import LiveDemo
 from .screens.main import MainScreen
-from .storage import SQLSessionStorage, open_store
+from .storage import SQLSessionStorage, StoreConnectionError, open_store
 
 
 class ZettBrowserApp(App[None]):
@@ -54,6 +54,11 @@ class ZettBrowserApp(App[None]):
         self.start_seq = seq
         self.page_size = page_size
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+
+    @staticmethod
+    def is_connection_failure(error: BaseException) -> bool:
+        """True when ``error`` means the database server cannot be reached right now."""
+        return isinstance(error, StoreConnectionError)
 
     def on_mount(self) -> None:
         screen = MainScreen()

@@ -82,6 +82,8 @@ class MainScreen(Screen[None]):
         self.follow = False
         #: Messages appended after the shown page while the user looks elsewhere.
         self.unseen = 0
+        #: Why the server cannot be reached, while it cannot (None: connected).
+        self.offline: str | None = None
 
     @property
     def browser(self) -> ZettBrowserApp:
@@ -125,14 +127,36 @@ class MainScreen(Screen[None]):
         """
         try:
             token = await self.browser.storage.change_token()
+            self._connected()
             if token != self._token:
                 await self._refresh_tree()
                 await self._refresh_open_session()
                 self._token = token
         except Exception as error:  # noqa: BLE001 - a busy store is retried at the next tick
             self.log.warning(f"change check failed: {error!r}")
+            if self.browser.is_connection_failure(error):
+                self._disconnected(error)
         finally:
             self._polling = False
+
+    def _disconnected(self, error: Exception) -> None:
+        """Say once that the server is gone; the header keeps saying it until it is back."""
+        if self.offline is None:
+            self.notify(
+                f"{clean(error)}\nBrowsing resumes by itself once the server answers again.",
+                title="Connection lost",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+        self.offline = clean(error)
+        self.sub_title = f"{self.browser.storage.display_name} · connection lost, retrying"
+
+    def _connected(self) -> None:
+        if self.offline is not None:
+            self.offline = None
+            self.sub_title = self.browser.storage.display_name
+            self.notify("Reconnected to the store", markup=False, timeout=4)
 
     async def _refresh_tree(self) -> None:
         storage = self.browser.storage
@@ -528,6 +552,9 @@ class MainScreen(Screen[None]):
         self.jump_to(event.snapshot.compacted_through_sequence)
 
     def _failed(self, what: str, error: Exception) -> None:
+        if self.browser.is_connection_failure(error):
+            self.offline = clean(error)
+            self.sub_title = f"{self.browser.storage.display_name} · connection lost, retrying"
         self.notify(f"{what}: {clean(error)}", severity="error", markup=False, timeout=8)
 
 
