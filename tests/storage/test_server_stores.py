@@ -204,3 +204,27 @@ def test_url_forms_get_an_async_driver_and_a_masked_display(given: str, driver: 
 def test_a_server_url_must_name_a_database() -> None:
     with pytest.raises(StoreError, match="names no database"):
         parse_target("postgresql://u:pw@db")
+
+
+@SERVERS
+async def test_a_slow_browsing_statement_is_cancelled_by_the_server(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_browser.storage import StoreTimeoutError, engine
+
+    loaded = backend.load_fixture("storage_api")
+    await loaded.close()
+    monkeypatch.setattr(engine, "STATEMENT_TIMEOUT_S", 1)
+    browser = backend.browser()
+    sleep = "SELECT pg_sleep(5)" if backend.name == "postgresql" else "SELECT SLEEP(5) FROM agent_sessions LIMIT 1"
+    try:
+        await browser.list_sessions()
+
+        async def slow(connection: object) -> object:
+            return (await connection.execute(text(sleep))).all()  # type: ignore[attr-defined]
+
+        with pytest.raises(StoreTimeoutError, match="took too long"):
+            await browser._read(slow)
+        assert await browser.list_sessions(), "the next call works"
+    finally:
+        await browser.close()
