@@ -7,6 +7,7 @@ an error line, never a crash.
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from ..model import (
     AssistantMessage,
@@ -27,6 +28,7 @@ from ..model import (
     SnapshotInfo,
     ToolMessage,
 )
+from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.render import full_text, kind_name
@@ -84,6 +86,7 @@ class MainScreen(Screen[None]):
         self.unseen = 0
         #: Why the server cannot be reached, while it cannot (None: connected).
         self.offline: str | None = None
+        self._started = False
 
     @property
     def browser(self) -> ZettBrowserApp:
@@ -99,7 +102,7 @@ class MainScreen(Screen[None]):
                 yield RawLogView(id="rawlog")
                 yield Input(placeholder="Jump to sequence number, then enter", id="jump", classes="hidden")
             yield Inspector(id="inspector")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "zett-browser"
@@ -352,6 +355,9 @@ class MainScreen(Screen[None]):
             empty_text="This session has no messages." if not state.count else "No messages here.",
         )
         self._show_status(records)
+        if not self._started:
+            self._started = True
+            self.call_after_refresh(_freeze_startup_objects)
 
     def _show_status(self, records: list[RawMessageRecord]) -> None:
         state = self.open
@@ -556,6 +562,15 @@ class MainScreen(Screen[None]):
             self.offline = clean(error)
             self.sub_title = f"{self.browser.storage.display_name} · connection lost, retrying"
         self.notify(f"{what}: {clean(error)}", severity="error", markup=False, timeout=8)
+
+
+def _freeze_startup_objects() -> None:
+    """Exempt what start-up made (modules, classes, the first screen) from collection.
+
+    They live as long as the app. Without this, every full garbage collection walks some
+    150,000 of them and pauses the app for about 100 ms in the middle of a key press.
+    """
+    gc.freeze()
 
 
 def _named_child(record: RawMessageRecord) -> str | None:

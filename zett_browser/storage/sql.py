@@ -67,7 +67,10 @@ def read_column(column: Any) -> ColumnElement[Any]:
     return column  # type: ignore[no-any-return]
 
 
-RAW_COLUMNS = [read_column(column) for column in raw_t.columns]
+#: Columns a record is built from. ``content`` (zett-agent's plain-text copy of the
+#: message, for search) is left out: the record decodes ``message_json``, and reading
+#: both would move every large tool output twice.
+RAW_COLUMNS = [read_column(column) for column in raw_t.columns if column.name != "content"]
 SNAPSHOT_COLUMNS = [read_column(column) for column in snapshots_t.columns]
 
 

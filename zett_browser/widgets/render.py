@@ -28,8 +28,10 @@ from ..model import (
 )
 from .safe import clean, plain
 
-#: A message body longer than this shows a preview and offers "show all".
-HUGE = 100_000
+#: A message body of this many characters or more shows a preview in the Raw Log and
+#: offers "show all" (enter); a page of 50 large tool outputs then stays one screenful
+#: of reading per message, and costs what its previews cost.
+HUGE = 10_000
 PREVIEW = 2_000
 
 KIND_STYLE = {
@@ -113,13 +115,14 @@ def usage_line(record: RawMessageRecord) -> str:
     return " · ".join(parts)
 
 
-def _parts(content: Any) -> list[Text]:
+def _parts(content: Any) -> list[str | Text]:
+    """A message body as its text parts (still raw strings) and image placeholders."""
     if isinstance(content, str):
-        return [plain(content)]
-    out = []
+        return [content]
+    out: list[str | Text] = []
     for part in content:
         if isinstance(part, TextContent):
-            out.append(plain(part.text))
+            out.append(part.text)
         elif isinstance(part, ImageContent):
             source = part.source
             if isinstance(source, ImageBytesSource):
@@ -168,12 +171,19 @@ def body_size(record: RawMessageRecord) -> int:
     return sum(len(part.text) for part in content if isinstance(part, TextContent))
 
 
-def _bounded(text: Text, options: RenderOptions) -> list[Text]:
-    if options.show_all or len(text.plain) < HUGE:
-        return [text]
-    preview = text[:PREVIEW]
-    rest = len(text.plain) - PREVIEW
-    return [preview, Text(f"… {human_size(rest)} more — press enter to show all", style="bold reverse")]
+def _bounded(value: str, options: RenderOptions, style: str = "") -> list[Text]:
+    """``value`` as Text; past :data:`HUGE` characters only a :data:`PREVIEW` and a note.
+
+    The cut happens before cleaning and wrapping, so a 100 KB tool output costs what its
+    preview costs; ``enter`` shows the whole message.
+    """
+    if options.show_all or len(value) < HUGE:
+        return [plain(value, style)]
+    rest = len(value) - PREVIEW
+    return [
+        plain(value[:PREVIEW], style),
+        Text(f"… {human_size(rest)} more — press enter to show all", style="bold reverse"),
+    ]
 
 
 def render_record(record: RawMessageRecord, options: RenderOptions) -> list[RenderableType]:
@@ -194,28 +204,28 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Rend
         for problem in record.problems:
             lines.append(Text("✗ " + clean(problem), style="bold red"))
         if isinstance(message, UnreadableMessage):
-            lines.extend(_bounded(plain(message.raw_json, "red"), options))
+            lines.extend(_bounded(message.raw_json, options, "red"))
             return lines
     if isinstance(message, SystemMessage):
-        lines.extend(_bounded(plain(message.content, "italic magenta"), options))
+        lines.extend(_bounded(message.content, options, "italic magenta"))
     elif isinstance(message, AgentMessage):
-        lines.extend(_bounded(plain(message.content, "italic blue"), options))
+        lines.extend(_bounded(message.content, options, "italic blue"))
     elif isinstance(message, AssistantMessage):
         if message.reasoning:
             if options.show_reasoning:
                 lines.append(Text("▾ reasoning", style="dim italic"))
-                lines.extend(_bounded(plain(message.reasoning, "dim italic"), options))
+                lines.extend(_bounded(message.reasoning, options, "dim italic"))
             else:
                 count = len(message.reasoning)
                 lines.append(Text(f"▸ reasoning ({count:,} chars, press r)", style="dim italic"))
         if message.content:
-            lines.extend(_prose(part, options) for part in _bounded(plain(message.content), options))
+            lines.extend(_prose(part, options) for part in _bounded(message.content, options))
         for call in message.tool_calls:
             lines.append(
                 Text.assemble(("→ call ", "yellow"), (clean(call.name), "bold yellow"), (f"  {clean(call.id)}", "dim"))
             )
             arguments = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=repr)
-            lines.extend(_bounded(plain(arguments, "yellow"), options))
+            lines.extend(_bounded(arguments, options, "yellow"))
             if call.error:
                 lines.append(plain("arguments could not be decoded: " + call.error, "red"))
         if message.stop is not None and not message.stop.ok:
@@ -233,10 +243,11 @@ def render_record(record: RawMessageRecord, options: RenderOptions) -> list[Rend
             )
         )
         for part in _parts(message.content):
-            lines.extend(_bounded(part, options))
+            lines.extend(_bounded(part, options) if isinstance(part, str) else [part])
     elif isinstance(message, UserMessage):
         for part in _parts(message.content):
-            lines.extend(_prose(piece, options) for piece in _bounded(part, options))
+            pieces = _bounded(part, options) if isinstance(part, str) else [part]
+            lines.extend(_prose(piece, options) for piece in pieces)
     if record.metadata:
         lines.append(plain("metadata " + json.dumps(record.metadata, ensure_ascii=False, sort_keys=True), "dim"))
     if record.tags:

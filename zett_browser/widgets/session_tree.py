@@ -92,6 +92,8 @@ class SessionTree(Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 3
         self._loaded: set[int] = set()
+        #: Nodes the user opened before their children were read: expanded on arrival.
+        self._expand_on_arrival: set[int] = set()
         self.orphans: TreeNode[NodeData] | None = None
 
     def add_sessions(
@@ -118,6 +120,33 @@ class SessionTree(Tree[NodeData]):
             parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
             parent.add_leaf(Text("more…", style="italic dim"), data=More(parent_id, cursor, orphans), before=before)
         self._loaded.add(parent.id)
+        if parent.id in self._expand_on_arrival:
+            self._expand_on_arrival.discard(parent.id)
+            parent.expand()
+
+    def _toggle_node(self, node: TreeNode[NodeData]) -> None:
+        """Open a node whose children are not read yet only once they arrive.
+
+        Expanding first and adding the children later would lay the whole tree out twice
+        (with thousands of roots loaded, that is most of the cost of opening a node).
+        """
+        if node.allow_expand and not node.is_expanded and node.id not in self._loaded:
+            if self._request_children(node):
+                self._expand_on_arrival.add(node.id)
+                return
+        super()._toggle_node(node)
+
+    def _request_children(self, node: TreeNode[NodeData]) -> bool:
+        """Ask for a node's first page of children; False when it has none to ask for."""
+        if isinstance(node.data, SessionNode):
+            self._loaded.add(node.id)
+            self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
+            return True
+        if isinstance(node.data, Group):
+            self._loaded.add(node.id)
+            self.post_message(self.OrphansWanted(node, None))
+            return True
+        return False
 
     def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
         """Loaded, expanded session nodes (their children are worth refreshing)."""
@@ -171,14 +200,9 @@ class SessionTree(Tree[NodeData]):
         return None
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
-        node = event.node
-        if node.id in self._loaded:
-            return
-        self._loaded.add(node.id)
-        if isinstance(node.data, SessionNode):
-            self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
-        elif isinstance(node.data, Group):
-            self.post_message(self.OrphansWanted(node, None))
+        """A node expanded by code (not by the user's toggle) still loads its children."""
+        if event.node.id not in self._loaded:
+            self._request_children(event.node)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         node = event.node

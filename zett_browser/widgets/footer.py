@@ -1,0 +1,36 @@
+"""Provides a key footer that re-lays itself out only when the keys it shows change.
+
+Textual's ``Footer`` rebuilds all of its key widgets whenever focus moves, because
+the active bindings may have changed. Moving focus between the jump prompt and the
+Raw Log changes no shown key, yet the rebuild (and the relayout it causes) cost more
+than the page the jump loads. This footer compares what it would show with what it
+shows, and rebuilds only on a difference.
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+class KeyFooter(Footer):
+    """A ``Footer`` that skips rebuilding when the shown keys are unchanged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple[tuple[str, str, bool], ...] | None = None
+
+    def _signature(self, screen: Screen[object]) -> tuple[tuple[str, str, bool], ...]:
+        return tuple(
+            (binding.key, binding.description, enabled)
+            for (_, binding, enabled, _tooltip) in screen.active_bindings.values()
+            if binding.show or binding.action == "command_palette"
+        )
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        signature = self._signature(screen)
+        if self._bindings_ready and signature == self._shown:
+            return
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self._shown = signature  # what the rebuild below will show
+        super().bindings_changed(screen)
