@@ -173,8 +173,8 @@ async def test_a_huge_message_shows_a_preview_and_show_all(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         view = app.screen.query_one(RawLogView)
-        assert len(view._lines) < 600, "a 300 KB message renders as a bounded preview"
-        assert any("press enter to show all" in "".join(s.text for s in [line]) for line in view._lines)
+        assert len(view.rendered_lines()) < 600, "a 300 KB message renders as a bounded preview"
+        assert any("press enter to show all" in "".join(s.text for s in [line]) for line in view.rendered_lines())
         view.focus()
         await pilot.press("down", "enter")
         await settle(pilot)
@@ -195,7 +195,7 @@ async def test_a_corrupt_row_shows_an_error_row_and_the_rest_of_the_page(tmp_pat
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         assert sequences(app) == list(range(1, 51))
-        text = "\n".join(strip.text for strip in app.screen.query_one(RawLogView)._lines)
+        text = "\n".join(strip.text for strip in app.screen.query_one(RawLogView).rendered_lines())
         assert "#2 unreadable" in text and "{not json" in text and "not valid JSON" in text
 
 
@@ -247,7 +247,7 @@ async def test_hostile_strings_show_literally_and_never_act(tmp_path: Path) -> N
             await pilot.click(RawLogView, offset=(5, y))
         await settle(pilot)
         assert app.is_running, "no injected action quit the app"
-        text = "\n".join(strip.text for strip in view._lines)
+        text = "\n".join(strip.text for strip in view.rendered_lines())
         assert "[bold red]styled?[/]" in text and "[@click=app.quit]click me[/]" in text
         assert "[link=https://evil.example]a link[/link]" in text
         assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
@@ -288,7 +288,7 @@ async def test_markdown_prose_highlights_code_but_links_stay_text(tmp_path: Path
     app = make_app(str(path), clock=frozen_clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        lines = app.screen.query_one(RawLogView)._lines
+        lines = app.screen.query_one(RawLogView).rendered_lines()
         text = "\n".join(strip.text for strip in lines)
         assert "print('hi')" in text and "```" not in text, "the code block is rendered, not shown raw"
         assert "https://evil.example" in text, "a link's target is shown as text"

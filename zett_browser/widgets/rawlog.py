@@ -1,8 +1,9 @@
 """Provides the Raw Log pane: a virtual, line-API view of one page of records.
 
 Only the page's records are held; they are rendered to wrapped lines once per width and
-painted line by line (``render_line``), so a page of huge messages costs what is on
-screen. The cursor moves record by record; the view announces what the user asks for
+painted line by line (``render_line``). A new page wraps what the screen shows first and
+the rest right after that frame, and huge bodies show bounded previews, so a page turn
+costs what is on screen. The cursor moves record by record; the view announces what the user asks for
 with messages and never reads the store itself.
 """
 
@@ -72,6 +73,9 @@ class RawLogView(ScrollView, can_focus=True):
         self._owner: list[int] = []
         self._starts: list[int] = []
         self._width = 0
+        #: Index of the first record not wrapped yet, and the layout's generation.
+        self._next = 0
+        self._generation = 0
 
     def show_page(
         self,
@@ -104,17 +108,40 @@ class RawLogView(ScrollView, can_focus=True):
         return self.records[self.cursor] if self.records else None
 
     def _rebuild(self) -> None:
+        """Lay the page out again (new page, width or reasoning toggle).
+
+        Only the records up to the cursor and one screenful past it are wrapped now; the
+        rest is wrapped right after that frame is painted. A page turn therefore costs
+        what is on screen, and the whole page is laid out a moment later.
+        """
         width = max(20, self.scrollable_content_region.width or self.size.width or 80)
         self._width = width
-        console = self.app.console
-        options = console.options.update_width(width - 1)
-        lines: list[Strip] = []
-        owner: list[int] = []
-        starts: list[int] = []
+        self._generation += 1
+        self._lines, self._owner, self._starts = [], [], []
+        self._next = 0
         if not self.records:
-            lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-            owner.append(-1)
-        for index, record in enumerate(self.records):
+            self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+            self._owner.append(-1)
+        else:
+            self._render_through(self.cursor)
+            height = self.scrollable_content_region.height or self.size.height or 50
+            while self._next < len(self.records) and len(self._lines) < self._starts[self.cursor] + 2 * height:
+                self._render_through(self._next)
+            if self._next < len(self.records):
+                self.call_after_refresh(self._finish, self._generation)
+        self._update_virtual_size()
+        self.refresh()
+
+    def _render_through(self, index: int) -> None:
+        """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
+        if index < self._next:
+            return
+        console = self.app.console
+        width = self._width
+        options = console.options.update_width(width - 1)
+        lines, owner, starts = self._lines, self._owner, self._starts
+        for position in range(self._next, min(index + 1, len(self.records))):
+            record = self.records[position]
             starts.append(len(lines))
             render = RenderOptions(
                 show_reasoning=record.sequence in self.expanded,
@@ -124,9 +151,9 @@ class RawLogView(ScrollView, can_focus=True):
             for text in render_record(record, render):
                 for segments in console.render_lines(text, options, pad=False):
                     lines.append(Strip(segments))
-                    owner.append(index)
+                    owner.append(position)
             lines.append(Strip.blank(0))
-            owner.append(index)
+            owner.append(position)
             marker = self.boundaries.get(record.sequence)
             if marker:
                 rule = Text(f"── {marker} ".ljust(width - 1, "─"), style="bold yellow")
@@ -134,9 +161,25 @@ class RawLogView(ScrollView, can_focus=True):
                 owner.append(-1)
                 lines.append(Strip.blank(0))
                 owner.append(-1)
-        self._lines, self._owner, self._starts = lines, owner, starts
-        self.virtual_size = Size(width, len(lines))
-        self.refresh()
+            self._next = position + 1
+
+    def _finish(self, generation: int) -> None:
+        """Wrap the rest of the page (unless another page replaced it meanwhile)."""
+        if generation == self._generation and self._next < len(self.records):
+            self._render_through(len(self.records) - 1)
+            self._update_virtual_size()
+            self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        # Records not wrapped yet count as a few lines each until they are.
+        pending = (len(self.records) - self._next) * 4
+        self.virtual_size = Size(self._width, len(self._lines) + pending)
+
+    def rendered_lines(self) -> list[Strip]:
+        """Every line of the page, wrapping what is not wrapped yet."""
+        if self._next < len(self.records):
+            self._finish(self._generation)
+        return self._lines
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:
@@ -155,6 +198,7 @@ class RawLogView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
+        self._render_through(self.cursor + 1)
         if not self._starts:
             self.scroll_to(y=0, animate=False)
             return
