@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Header, Input, Static
+from textual.widgets import Header, Input
 
 from ..model import (
     AssistantMessage,
@@ -30,6 +30,7 @@ from ..model import (
 )
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
+from ..widgets.line import TextLine
 from ..widgets.rawlog import RawLogView
 from ..widgets.render import full_text, kind_name
 from ..widgets.safe import clean, one_line
@@ -64,6 +65,7 @@ class MainScreen(Screen[None]):
         Binding("g", "page('first')", "First", show=False),
         Binding("G", "page('last')", "Last", show=False),
         Binding("colon", "jump", "Jump to #"),
+        Binding("escape", "cancel_jump", "Cancel jump", show=False),
         Binding("i", "toggle_inspector", "Inspector"),
         Binding("m", "toggle_model_view", "Raw/Model"),
         Binding("t", "toggle_tree", "Tree", show=False),
@@ -97,10 +99,12 @@ class MainScreen(Screen[None]):
         with Horizontal(id="panes"):
             yield SessionTree(clock=self.browser.clock, id="tree")
             with Vertical(id="center"):
-                yield Static(id="breadcrumb")
-                yield Static(id="page-status")
+                yield TextLine(id="breadcrumb")
+                with Horizontal(id="status-row"):
+                    yield TextLine(id="page-status")
+                    # Always in place (showing and hiding it would lay the screen out twice).
+                    yield Input(placeholder=": jump to #", id="jump", restrict=r"[0-9#,]*")
                 yield RawLogView(id="rawlog")
-                yield Input(placeholder="Jump to sequence number, then enter", id="jump", classes="hidden")
             yield Inspector(id="inspector")
         yield KeyFooter()
 
@@ -320,7 +324,7 @@ class MainScreen(Screen[None]):
             crumb.append("  parent missing: orphaned", style="red")
         if ancestors:
             crumb.append("   b: back to parent", style="dim italic")
-        self.query_one("#breadcrumb", Static).update(crumb)
+        self.query_one("#breadcrumb", TextLine).show(crumb)
 
     async def _load_page(self, after: int, *, select: int | None = None, before: int | None = None) -> None:
         state = self.open
@@ -385,7 +389,7 @@ class MainScreen(Screen[None]):
             status.append(
                 f"   ◆ {len(state.snapshots)} snapshot{'s' if len(state.snapshots) > 1 else ''}", style="yellow"
             )
-        self.query_one("#page-status", Static).update(status)
+        self.query_one("#page-status", TextLine).show(status)
         if (
             state.model_view
             and state.snapshots
@@ -419,14 +423,19 @@ class MainScreen(Screen[None]):
 
     def action_jump(self) -> None:
         field_ = self.query_one("#jump", Input)
-        field_.remove_class("hidden")
         field_.value = ""
         field_.focus()
+
+    def action_cancel_jump(self) -> None:
+        field_ = self.query_one("#jump", Input)
+        if field_.has_focus:
+            field_.value = ""
+            self.query_one(RawLogView).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "jump":
             return
-        event.input.add_class("hidden")
+        event.input.value = ""
         self.query_one(RawLogView).focus()
         try:
             sequence = int(event.value.strip().lstrip("#").replace(",", ""))

@@ -2,15 +2,16 @@
 
 Textual's ``Footer`` rebuilds all of its key widgets whenever focus moves, because
 the active bindings may have changed. Moving focus between the jump prompt and the
-Raw Log changes no shown key, yet the rebuild (and the relayout it causes) cost more
-than the page the jump loads. This footer compares what it would show with what it
-shows, and rebuilds only on a difference.
+Raw Log changes no key worth showing, yet the rebuild (and the relayout it causes) cost
+more than the page the jump loads. This footer compares what it would show with what it
+shows, and rebuilds only on a difference. While a text field has focus it keeps the keys
+it showed (they apply again the moment typing ends), instead of rebuilding twice.
 """
 
 from __future__ import annotations
 
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 
 class KeyFooter(Footer):
@@ -28,6 +29,8 @@ class KeyFooter(Footer):
         )
 
     def bindings_changed(self, screen: Screen[object]) -> None:
+        if self._bindings_ready and isinstance(screen.focused, Input):
+            return
         signature = self._signature(screen)
         if self._bindings_ready and signature == self._shown:
             return

@@ -30,14 +30,17 @@ class RawLogView(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("down,j", "cursor(1)", "Next msg", show=False),
         Binding("up,k", "cursor(-1)", "Prev msg", show=False),
-        Binding("r", "toggle_reasoning", "Reasoning"),
-        Binding("enter", "open_record", "Show all"),
-        Binding("c", "jump_call", "Call↔result"),
-        Binding("o", "open_child", "Open child"),
+        # Not in the footer (``?`` and the command palette list them): a footer that
+        # changed with focus would be rebuilt at every focus move, which costs more than
+        # loading a page.
+        Binding("r", "toggle_reasoning", "Reasoning", show=False),
+        Binding("enter", "open_record", "Show all", show=False),
+        Binding("c", "jump_call", "Call↔result", show=False),
+        Binding("o", "open_child", "Open child", show=False),
     ]
 
     DEFAULT_CSS = """
-    RawLogView { background: $surface; }
+    RawLogView { background: $surface; overflow-x: hidden; }
     """
 
     class RecordOpened(Message):
@@ -173,7 +176,18 @@ class RawLogView(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
         pending = (len(self.records) - self._next) * 4
-        self.virtual_size = Size(self._width, len(self._lines) + pending)
+        size = Size(self._width, len(self._lines) + pending)
+        height = self.scrollable_content_region.height
+        old = self.virtual_size
+        if old.width == size.width and height and min(old.height, size.height) > height:
+            # Taller or shorter, the page overflows the pane either way: the scrollbar
+            # stays, so only its range changes. Assigning ``virtual_size`` would lay out
+            # the whole screen (its reactive asks for a layout), for nothing.
+            self.set_reactive(RawLogView.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
