@@ -10,16 +10,18 @@ import asyncio
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .live_demo import LiveDemo
 from .screens.main import MainScreen
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
+
+if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
+    from .live_demo import LiveDemo
 
 
 class ZettBrowserApp(App[None]):

@@ -7,6 +7,7 @@ an error line, never a crash.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 from dataclasses import dataclass, field
@@ -223,9 +224,9 @@ class MainScreen(Screen[None]):
         tree = self.query_one(SessionTree)
         try:
             # Taken before reading, so a change committed meanwhile is seen at the next poll.
-            self._token = await self.browser.storage.change_token()
-            page = await self.browser.storage.list_roots(limit=ROOTS_PAGE)
-            orphans = await self.browser.storage.list_orphans(limit=1)
+            storage = self.browser.storage
+            self._token = await storage.change_token()
+            page, orphans = await asyncio.gather(storage.list_roots(limit=ROOTS_PAGE), storage.list_orphans(limit=1))
         except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
             self._failed("Could not list sessions", error)
             return
@@ -274,13 +275,16 @@ class MainScreen(Screen[None]):
     async def open_session_by_id(self, session_id: str, sequence: int | None, *, push: bool = False) -> None:
         storage = self.browser.storage
         try:
-            node = await storage.get_node(session_id)
+            # Independent reads, on the pool's connections at once.
+            node, bounds, snapshots, ancestors = await asyncio.gather(
+                storage.get_node(session_id),
+                storage.raw_bounds(session_id),
+                storage.list_snapshots(session_id),
+                storage.ancestors(session_id),
+            )
             if node is None:
                 self.notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
                 return
-            bounds = await storage.raw_bounds(session_id)
-            snapshots = await storage.list_snapshots(session_id)
-            ancestors = await storage.ancestors(session_id)
             boundary = snapshots[-1].compacted_through_sequence if snapshots else 0
             compacted_chars = await storage.text_size(session_id, through_sequence=boundary) if boundary else 0
         except Exception as error:  # noqa: BLE001

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from rich.console import RenderableType
-from rich.markdown import Markdown
 from rich.text import Text
 
 from ..model import (
@@ -157,6 +156,8 @@ def _prose(text: Text, options: RenderOptions) -> RenderableType:
     source = text.plain
     if not options.markdown or len(source) > HUGE or not any(hint in "\n" + source for hint in _MARKDOWN_HINTS):
         return text
+    from rich.markdown import Markdown  # imported with the first Markdown message, not at start
+
     return Markdown(source, hyperlinks=False, code_theme="monokai", inline_code_lexer="text")
 
 
