@@ -35,6 +35,16 @@ WORDS = (
 ).split()
 BIG_SESSION = "00000000-0000-7000-8000-00000000b16b"
 FANOUT_ROOT = "00000000-0000-7000-8000-0000000fa40c"
+HEAVY_SESSION = "00000000-0000-7000-8000-0000000eea71"
+#: A 100 KB tool output (102,400 characters, 1,024 lines), as in the big stores.
+HUGE_OUTPUT = ("x" * 99 + "\n") * 1024
+RAW_SQL = (
+    "insert into raw_messages (id, session_id, request_id, sequence, role, content, tool_name, message_json,"
+    " metadata_json, tags_json, started_at, completed_at, duration_ns, reasoning_started_at,"
+    " reasoning_completed_at, reasoning_duration_ns, content_started_at, content_completed_at,"
+    " content_duration_ns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,"
+    " reasoning_tokens, created_at, updated_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
 
 
 def _stamp(value: datetime) -> str:
@@ -70,7 +80,7 @@ def _messages(rng: random.Random, count: int) -> Iterator[tuple[int, object, str
             )
         elif phase == 2:
             huge = rng.random() < 0.002 * 2
-            body = ("x" * 99 + "\n") * 1024 if huge else _text(rng, rng.randint(40, 200))
+            body = HUGE_OUTPUT if huge else _text(rng, rng.randint(40, 200))
             yield (
                 4,
                 ToolMessage(tool_call_id=f"call_{index - 1}", name="read_file", content=body),
@@ -114,17 +124,10 @@ def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, se
     rng.shuffle(plan)
     clock = start
     session_rows = []
-    raw_sql = (
-        "insert into raw_messages (id, session_id, request_id, sequence, role, content, tool_name, message_json,"
-        " metadata_json, tags_json, started_at, completed_at, duration_ns, reasoning_started_at,"
-        " reasoning_completed_at, reasoning_duration_ns, content_started_at, content_completed_at,"
-        " content_duration_ns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,"
-        " reasoning_tokens, created_at, updated_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    )
     for number, (session_id, parent, count) in enumerate(plan):
         created = clock
         batch = []
-        snapshots = []
+        snapshots: list[tuple[object, ...]] = []
         for sequence, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, count), start=1):
             clock += timedelta(milliseconds=rng.randint(50, 4000))
             stamp = _stamp(clock)
@@ -159,7 +162,7 @@ def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, se
                 snapshots.append(
                     (new_uuid7(), session_id, len(snapshots) + 1, sequence, encode_messages([summary]), stamp, stamp)
                 )
-        db.executemany(raw_sql, batch)
+        db.executemany(RAW_SQL, batch)
         db.executemany("insert into session_snapshots values (?,?,?,?,?,?,?)", snapshots)
         title = None if parent else _text(rng, 5).capitalize()
         session_rows.append(
@@ -172,6 +175,41 @@ def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, se
     db.executemany("insert into agent_sessions values (?,?,?,?,?,?,?)", session_rows)
     db.commit()
     db.execute("pragma wal_checkpoint(truncate)")
+    db.execute("analyze")
+    db.commit()
+    db.close()
+
+
+def build_heavy(path: Path, *, messages: int = 200) -> None:
+    """Write a store of one root session whose every message is a 100 KB tool output.
+
+    The worst page the Raw Log can meet: 50 messages of 100 KB each (5 MB a page).
+    """
+    if path.exists():
+        raise FileExistsError(path)
+    engine = create_engine(f"sqlite:///{path}")
+    metadata.create_all(engine)
+    engine.dispose()
+    db = sqlite3.connect(path)
+    clock = datetime(2026, 1, 1, tzinfo=UTC)
+    created = _stamp(clock)
+    batch = []
+    for sequence in range(1, messages + 1):
+        clock += timedelta(seconds=1)
+        stamp = _stamp(clock)
+        message = ToolMessage(tool_call_id=f"call_{sequence}", name="read_file", content=HUGE_OUTPUT)
+        batch.append(
+            (new_uuid7(), HEAVY_SESSION, f"req-{sequence}", sequence, 4, HUGE_OUTPUT, "read_file")
+            + (encode_messages([message]), "{}", "{}", stamp, stamp, 1_000_000)
+            + (None,) * 11
+            + (stamp, stamp)
+        )
+    db.executemany(RAW_SQL, batch)
+    db.execute(
+        "insert into agent_sessions values (?,?,?,?,?,?,?)",
+        (HEAVY_SESSION, None, 0, "Every message a 100 KB tool output", "coder", created, _stamp(clock)),
+    )
+    db.commit()
     db.execute("analyze")
     db.commit()
     db.close()

@@ -1,16 +1,21 @@
 """Benchmark: builds big stores in zett-agent's format and prints what a user feels.
 
-    python benchmarks/run.py [--rounds 30] [--stores DIR] [--quick]
+    python benchmarks/run.py [--rounds 30] [--app-reps 5] [--stores DIR] [--quick]
+                             [--no-app | --app-only] [--no-tmux]
 
-Builds (once, cached in ``--stores``) a 10k-message and a 1M-message store, times
-zett-browser's storage queries and zett-agent 0.2.1's own API (in a side venv) on the same
-files in the same run, prints min/median/max and the ratios, and exits 1 when a target is
-missed. ``--quick`` uses a 100k-message store instead of 1M, for a smoke run.
+Builds (once, cached in ``--stores``) a 10k-message and a 1M-message store (and a small
+store whose every message is a 100 KB tool output), times zett-browser's storage queries and
+zett-agent 0.2.1's own API (in a side venv) on the same files in the same run, then the app
+figures (``app_bench.py``: first paint, page turns, expanding a wide node, heavy pages and
+peak RSS, headless and in tmux, next to a bare Textual app), prints min/median/max and the
+ratios, and exits 1 when a target is missed. ``--quick`` uses a 100k-message store instead
+of 1M, for a smoke run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import shutil
 import sys
@@ -19,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from benchmarks.app_bench import app_checks, app_figures, ensure_heavy, print_tables  # noqa: E402
 from benchmarks.bigstore import build  # noqa: E402
 from benchmarks.storage_bench import agent_figures, run_browser, summarize  # noqa: E402
 from tests.zett_agent_env import zett_agent_python  # noqa: E402
@@ -29,6 +35,7 @@ QUICK = dict(messages=100_000, sessions=1_000, big=20_000, fanout=1_000)
 
 
 def ensure_store(directory: Path, name: str, shape: dict[str, int]) -> Path:
+    """The store at ``directory/name.sqlite3``, built once with ``shape``."""
     path = directory / f"{name}.sqlite3"
     if not path.exists():
         started = time.perf_counter()
@@ -42,23 +49,53 @@ def ensure_store(directory: Path, name: str, shape: dict[str, int]) -> Path:
 
 
 def row(name: str, values: list[float]) -> str:
+    """A table row: min, median and max."""
     low, mid, high = summarize(values)
     return f"| {name} | {low:.2f} | {mid:.2f} | {high:.2f} |"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=30, help="rounds of each storage query")
+    parser.add_argument("--app-reps", type=int, default=5, help="fresh processes per app figure")
     parser.add_argument("--stores", type=Path, default=Path.home() / ".cache" / "zett-browser-bench")
     parser.add_argument("--quick", action="store_true")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--no-app", action="store_true", help="storage figures only")
+    which.add_argument("--app-only", action="store_true", help="app figures only")
+    parser.add_argument("--no-tmux", action="store_true", help="app figures headless only")
     args = parser.parse_args()
+    started = time.perf_counter()
     args.stores.mkdir(parents=True, exist_ok=True)
     shapes = dict(STORES)
     large_name = "100k" if args.quick else "1M"
     shapes[large_name] = QUICK if args.quick else LARGE
     paths = {name: ensure_store(args.stores, name, shape) for name, shape in shapes.items()}
+    machine = platform.processor() or platform.machine()
+    print(f"\nMachine: {machine}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    checks: list[tuple[str, float, float]] = []
+    if not args.app_only:
+        checks += storage_part(args, paths, shapes, large_name)
+    if not args.no_app:
+        heavy = ensure_heavy(args.stores)
+        results = app_figures(paths, large_name, heavy, args.app_reps, use_tmux=not args.no_tmux)
+        print_tables(results, args.app_reps)
+        checks += app_checks(results, list(paths), large_name)
+    failures = 0
+    print("\n### Targets (medians)\n\n| target | measured | limit | |\n|---|---|---|---|")
+    for label, value, limit in checks:
+        ok = value <= limit
+        failures += not ok
+        print(f"| {label} | {value:.3f} | {limit:.3f} | {'PASS' if ok else 'MISS'} |")
+    print(f"\n{failures} of {len(checks)} targets missed; the run took {time.perf_counter() - started:.0f} s\n")
+    return 1 if failures else 0
+
+
+def storage_part(
+    args: argparse.Namespace, paths: dict[str, Path], shapes: dict[str, dict[str, int]], large_name: str
+) -> list[tuple[str, float, float]]:
+    """Time the storage queries, zett-browser's and zett-agent's; print them; return the checks."""
     python = zett_agent_python()
-    print(f"\nMachine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     results: dict[str, dict[str, list[float]]] = {}
     agent: dict[str, dict[str, list[float]]] = {}
     for name, path in paths.items():
@@ -70,7 +107,6 @@ def main() -> int:
         agent[name] = agent_figures(python, copy, max(5, args.rounds // 3), last)
         for leftover in args.stores.glob(f"{name}.zett-agent-copy.sqlite3*"):
             leftover.unlink()
-    failures: list[str] = []
     for name in paths:
         print(f"\n### Storage, {name} store (ms, {args.rounds} rounds)\n")
         print("| query | min | median | max |\n|---|---|---|---|")
@@ -83,7 +119,7 @@ def main() -> int:
         return summarize(source[store][query])[1]
 
     big = large_name
-    checks = [
+    return [
         ("roots page <= 10 ms", median(big, "roots page (100)"), 10.0),
         (
             "roots page <= 1/20 of zett-agent list_sessions",
@@ -96,14 +132,6 @@ def main() -> int:
         ("raw page last <= 10 ms", median(big, "raw page 50, last"), 10.0),
         ("raw page last within 1.5x first", median(big, "raw page 50, last") / median(big, "raw page 50, first"), 1.5),
     ]
-    print("\n### Targets\n\n| target | measured | limit | |\n|---|---|---|---|")
-    for label, value, limit in checks:
-        ok = value <= limit
-        print(f"| {label} | {value:.3f} | {limit:.3f} | {'ok' if ok else 'MISSED'} |")
-        if not ok:
-            failures.append(label)
-    print()
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
