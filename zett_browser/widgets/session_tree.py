@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
@@ -123,6 +124,12 @@ class SessionTree(Tree[NodeData]):
         if parent.id in self._expand_on_arrival:
             self._expand_on_arrival.discard(parent.id)
             parent.expand()
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        """A label's width without rendering it (the tree measures every line on each layout)."""
+        icon = cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else 0
+        label = node.label
+        return icon + (label.cell_len if isinstance(label, Text) else cell_len(str(label)))
 
     def _toggle_node(self, node: TreeNode[NodeData]) -> None:
         """Open a node whose children are not read yet only once they arrive.
