@@ -156,6 +156,10 @@ class RawMessageRecord:
 class SessionSummary(BaseModel):
     """One session's stored identity and display fields, with its message count."""
 
+    # Validators are built at first use, not at import: the browser's start-up never
+    # builds these models, and building them costs tens of milliseconds.
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str = Field(description="Stable conversation identifier")
     parent_session_id: str | None = Field(default=None, description="Parent of a delegated session")
     session_type: int = Field(description="Application-defined session type code")
@@ -169,6 +173,8 @@ class SessionSummary(BaseModel):
 class ContextSnapshot(BaseModel):
     """One immutable compaction checkpoint: a summary replacing a Raw Log prefix."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     session_id: str
     version: int
@@ -181,7 +187,7 @@ class ContextSnapshot(BaseModel):
 class SessionView(BaseModel):
     """The latest checkpoint and the Raw Log tail after its boundary."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     parent_session_id: str | None = None
     session_type: int
