@@ -158,7 +158,13 @@ def create_sqlite_engine(path: Path, *, read_only: bool) -> AsyncEngine:
     uri = sqlite_uri(path, mode)
 
     async def creator() -> aiosqlite.Connection:
-        return await aiosqlite.connect(uri, uri=True)
+        connection = aiosqlite.connect(uri, uri=True)
+        # A pooled connection's worker thread must not keep the process alive when a
+        # script forgets close(): committed rows are already durable in SQLite.
+        thread = getattr(connection, "_thread", None)
+        if thread is not None:
+            thread.daemon = True
+        return await connection
 
     engine = create_async_engine(
         "sqlite+aiosqlite://",
