@@ -8,6 +8,8 @@ import sys
 import xml.dom.minidom
 from pathlib import Path
 
+from textual.widgets import Input
+
 from tests.ui.helpers import frozen_clock, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.screens.detail import MessageDetail
@@ -63,6 +65,16 @@ async def test_jump_to_sequence_and_page_size(tmp_path: Path) -> None:
         view = app.screen.query_one(RawLogView)
         assert view.current is not None and view.current.sequence == 115
         assert "#101–120 of 120" in status(app)
+        assert app.focused is view, "enter hands the keys back to the Raw Log"
+        # escape abandons a jump: nothing moves, the field is empty, the Raw Log has the keys.
+        await pilot.press("colon", *"42", "escape")
+        await settle(pilot)
+        assert sequences(app) == list(range(101, 121)) and app.focused is view
+        assert app.screen.query_one("#jump", Input).value == ""
+        # Letters cannot be typed into the field; "#1,0" is read as 10.
+        await pilot.press("colon", *"x#1,0", "enter")
+        await settle(pilot)
+        assert sequences(app) == list(range(1, 21)) and view.current.sequence == 10
 
 
 async def test_cli_style_start_on_a_session_and_sequence(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ HELP = [
     ("j k / ↑ ↓", "previous / next message"),
     ("n p", "next / previous page"),
     ("g G", "first / last page"),
-    (":", "jump to a sequence number"),
+    (":", "jump to a sequence number (enter jumps, escape cancels)"),
     ("r", "show or hide the reasoning of the message"),
     ("enter", "show the whole message (huge ones too)"),
     ("c", "jump between a tool call and its result"),

@@ -23,6 +23,9 @@ from textual.strip import Strip
 from ..model import RawMessageRecord
 from .render import RenderOptions, render_record
 
+#: Records wrapped per step when the rest of a page is laid out after its first frame.
+FINISH_CHUNK = 8
+
 
 class RawLogView(ScrollView, can_focus=True):
     """One page of Raw Log records, with compaction boundary markers."""
@@ -166,12 +169,18 @@ class RawLogView(ScrollView, can_focus=True):
                 owner.append(-1)
             self._next = position + 1
 
-    def _finish(self, generation: int) -> None:
-        """Wrap the rest of the page (unless another page replaced it meanwhile)."""
-        if generation == self._generation and self._next < len(self.records):
-            self._render_through(len(self.records) - 1)
-            self._update_virtual_size()
-            self.refresh()
+    def _finish(self, generation: int, *, chunk: int | None = FINISH_CHUNK) -> None:
+        """Wrap the rest of the page, a few records at a time, unless another page (or
+        layout) replaced it meanwhile; keys pressed in between are handled in between."""
+        if generation != self._generation or self._next >= len(self.records):
+            return
+        last = len(self.records) - 1 if chunk is None else min(len(self.records) - 1, self._next + chunk - 1)
+        self._render_through(last)
+        if self._next < len(self.records):
+            self.call_later(self._finish, generation)
+            return
+        self._update_virtual_size()
+        self.refresh()
 
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
@@ -192,7 +201,7 @@ class RawLogView(ScrollView, can_focus=True):
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
         if self._next < len(self.records):
-            self._finish(self._generation)
+            self._finish(self._generation, chunk=None)
         return self._lines
 
     def on_resize(self) -> None:
