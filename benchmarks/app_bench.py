@@ -52,6 +52,8 @@ SIZE = (160, 45)
 PAGE = 50
 #: Samples of each key latency taken in one process.
 TURNS = 3
+#: Seconds a reader looks at a page before turning it (the paused tmux turns only).
+READING_PAUSE_S = 0.3
 Samples = dict[str, list[float]]
 
 
@@ -551,6 +553,14 @@ def _tmux_turns(tmux: Tmux, results: AppResults, large: Plan) -> None:
     for _ in range(TURNS):
         turn = tmux.key("n", _shows(PAGE + 1, 2 * PAGE, count))
         results.add("tmux", f"page turn at the first page (n), {large.name}", turn)
+        tmux.key("g", _shows(1, PAGE, count))
+    # The turns above follow each other at once, so each also waits for the rest of the
+    # previous page's layout. The same turn after a reader's pause, for comparison:
+    for _ in range(TURNS):
+        time.sleep(READING_PAUSE_S)
+        turn = tmux.key("n", _shows(PAGE + 1, 2 * PAGE, count))
+        results.add("tmux", f"page turn at the first page after a {READING_PAUSE_S:g} s pause (n), {large.name}", turn)
+        time.sleep(READING_PAUSE_S)
         tmux.key("g", _shows(1, PAGE, count))
     results.add("tmux", f"jump to the last page (G), {large.name}", tmux.key("G", _shows(last_first, last, count)))
     for _ in range(TURNS):

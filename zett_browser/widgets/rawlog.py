@@ -179,8 +179,8 @@ class RawLogView(ScrollView, can_focus=True):
         if self._next < len(self.records):
             self.call_later(self._finish, generation)
             return
+        # Only lines below the screen were added: the scrollbar changes, the view does not.
         self._update_virtual_size()
-        self.refresh()
 
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
@@ -194,7 +194,6 @@ class RawLogView(ScrollView, can_focus=True):
             # the whole screen (its reactive asks for a layout), for nothing.
             self.set_reactive(RawLogView.virtual_size, size)
             self._scroll_update(size)
-            self.refresh()
         else:
             self.virtual_size = size
 
