@@ -15,6 +15,7 @@ from zett_browser.app import make_app
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
+from zett_browser.widgets.footer import KeyFooter
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
@@ -58,6 +59,7 @@ async def test_jump_to_sequence_and_page_size(tmp_path: Path) -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         assert sequences(app) == list(range(1, 21))
+        footer_keys = list(app.screen.query_one(KeyFooter).children)
         await pilot.press("colon")
         await pilot.press(*"115", "enter")
         await settle(pilot)
@@ -66,6 +68,7 @@ async def test_jump_to_sequence_and_page_size(tmp_path: Path) -> None:
         assert view.current is not None and view.current.sequence == 115
         assert "#101–120 of 120" in status(app)
         assert app.focused is view, "enter hands the keys back to the Raw Log"
+        assert list(app.screen.query_one(KeyFooter).children) == footer_keys, "the footer was not rebuilt"
         # escape abandons a jump: nothing moves, the field is empty, the Raw Log has the keys.
         await pilot.press("colon", *"42", "escape")
         await settle(pilot)
