@@ -1,4 +1,4 @@
-"""The app on a PostgreSQL store: browsing, following, a lost connection, a masked password."""
+"""The app on a server store (PostgreSQL, MariaDB): browsing, following, a lost connection, a masked password."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from zett_browser.storage import UserMessage
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
-pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+pytestmark = pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
 
 PAGINATION = "0193a5c0-0000-7000-8000-000000000009"
 
@@ -37,7 +37,7 @@ async def _until(pilot: object, condition: object, timeout: float = 10.0) -> Non
         await pilot.pause(0.05)  # type: ignore[attr-defined]
 
 
-async def test_browse_follow_lose_and_regain_a_postgresql_store(backend: Backend) -> None:
+async def test_browse_follow_lose_and_regain_a_server_store(backend: Backend) -> None:
     loaded = backend.load_fixture("storage_api")
     await loaded.close()
     assert backend.reader_url is not None and backend.reader_url.port is not None
