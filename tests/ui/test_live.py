@@ -104,3 +104,31 @@ async def test_new_messages_marker_when_scrolled_away_and_follow_mode(tmp_path: 
         await writer.close()
         await wait_for(pilot, lambda: view.records[-1].sequence == 14)
         assert view.current is not None and view.current.sequence == 14, "follow keeps the newest message selected"
+
+
+async def test_a_reader_at_the_bottom_of_the_last_page_stays_there_when_a_message_arrives(tmp_path: Path) -> None:
+    """The unfilled last page is re-read in place: the scroll position survives the re-read."""
+    path = tmp_path / "live.sqlite3"
+    body = "\n".join(f"line {index}" for index in range(12))
+    storage = SQLiteSessionStorage(path)
+    for index in range(30):
+        await storage.append("live", "r", UserMessage(content=f"msg {index}\n{body}"), title="Live")
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.2)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            view = app.screen.query_one(RawLogView)
+            view.focus()
+            await pilot.press("end")
+            await settle(pilot)
+            before = view.scroll_y
+            assert before > 100, "the page is taller than the screen"
+            await storage.append("live", "r", UserMessage(content=f"msg new\n{body}"))
+            deadline = time.monotonic() + 10
+            while len(view.records) < 31 and time.monotonic() < deadline:
+                await pilot.pause(0.1)
+            await settle(pilot)
+            assert len(view.records) == 31
+            assert abs(view.scroll_y - before) <= 1, (before, view.scroll_y)
+    finally:
+        await storage.close()

@@ -211,6 +211,7 @@ class MainScreen(Screen[None]):
             keep = view.current.sequence if view.current is not None else None
             scroll = view.scroll_y
             await self._load_page(view.records[0].sequence - 1 if view.records else 0, select=keep)
+            view.rendered_lines()  # the whole page, so the old scroll position exists again
             view.scroll_to(y=scroll, animate=False)
             self.unseen = 0
         else:
@@ -252,6 +253,7 @@ class MainScreen(Screen[None]):
                 )
         except Exception as error:  # noqa: BLE001
             self._failed("Could not load sessions", error)
+            tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor)
 
@@ -262,6 +264,7 @@ class MainScreen(Screen[None]):
             page = await self.browser.storage.list_orphans(limit=CHILDREN_PAGE, cursor=event.cursor)
         except Exception as error:  # noqa: BLE001
             self._failed("Could not load orphaned sessions", error)
+            tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, orphans=True)
 

@@ -97,7 +97,7 @@ def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
     elif isinstance(target, str) and "://" in target:
         try:
             url = make_url(target)
-        except ArgumentError as error:
+        except (ArgumentError, ValueError) as error:
             raise StoreError(f"Not a valid database URL: {error}") from None
     else:
         return Target(path=Path(target).expanduser().absolute(), url=None)
@@ -210,15 +210,19 @@ def create_server_engine(url: URL, *, read_only: bool = True) -> AsyncEngine:
         StoreError: The dialect's driver is not installed (names the extra).
     """
     backend, driver = url.get_backend_name(), url.get_driver_name()
+    given = dict(url.query)  # what the URL sets itself wins over the defaults below
     connect_args: dict[str, Any] = {}
     if driver == "psycopg":
-        options = [f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}"] if read_only else []
+        if "connect_timeout" not in given:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+        if "application_name" not in given:
+            connect_args["application_name"] = "zett-browser"
         if read_only:
+            options = [str(given["options"])] if "options" in given else []
+            options.append(f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}")
             options.append("-c default_transaction_read_only=on")
-        connect_args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "zett-browser"}
-        if options:
             connect_args["options"] = " ".join(options)
-    elif driver == "aiomysql":
+    elif driver == "aiomysql" and "connect_timeout" not in given:
         connect_args = {"connect_timeout": CONNECT_TIMEOUT_S}
     elif driver == "asyncpg":
         connect_args = {"timeout": CONNECT_TIMEOUT_S}

@@ -43,7 +43,7 @@ class RawLogView(ScrollView, can_focus=True):
     ]
 
     DEFAULT_CSS = """
-    RawLogView { background: $surface; overflow-x: hidden; }
+    RawLogView { background: $surface; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     class RecordOpened(Message):
@@ -82,6 +82,8 @@ class RawLogView(ScrollView, can_focus=True):
         #: Index of the first record not wrapped yet, and the layout's generation.
         self._next = 0
         self._generation = 0
+        #: Lines wrapped when the page was first painted (below them it showed blanks).
+        self._painted = 0
 
     def show_page(
         self,
@@ -135,6 +137,7 @@ class RawLogView(ScrollView, can_focus=True):
                 self._render_through(self._next)
             if self._next < len(self.records):
                 self.call_after_refresh(self._finish, self._generation)
+        self._painted = len(self._lines)
         self._update_virtual_size()
         self.refresh()
 
@@ -179,8 +182,11 @@ class RawLogView(ScrollView, can_focus=True):
         if self._next < len(self.records):
             self.call_later(self._finish, generation)
             return
-        # Only lines below the screen were added: the scrollbar changes, the view does not.
         self._update_virtual_size()
+        height = self.scrollable_content_region.height or self.size.height
+        if self.scroll_y + height > self._painted:
+            # The reader scrolled into lines that were still blank when painted.
+            self.refresh()
 
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
@@ -220,7 +226,10 @@ class RawLogView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
+        wrapped = self._next
         self._render_through(self.cursor + 1)
+        if self._next != wrapped:
+            self._update_virtual_size()  # the cursor's lines must be reachable before scrolling
         if not self._starts:
             self.scroll_to(y=0, animate=False)
             return

@@ -137,11 +137,19 @@ class SessionTree(Tree[NodeData]):
         Expanding first and adding the children later would lay the whole tree out twice
         (with thousands of roots loaded, that is most of the cost of opening a node).
         """
+        if node.id in self._expand_on_arrival:
+            self._expand_on_arrival.discard(node.id)  # opened and closed before the children came
+            return
         if node.allow_expand and not node.is_expanded and node.id not in self._loaded:
             if self._request_children(node):
                 self._expand_on_arrival.add(node.id)
                 return
         super()._toggle_node(node)
+
+    def forget(self, node: TreeNode[NodeData]) -> None:
+        """A read of ``node``'s children failed: ask again the next time it is opened."""
+        self._loaded.discard(node.id)
+        self._expand_on_arrival.discard(node.id)
 
     def _request_children(self, node: TreeNode[NodeData]) -> bool:
         """Ask for a node's first page of children; False when it has none to ask for."""
