@@ -172,10 +172,16 @@ _ZETT_AGENT_WRITE_SCENARIO = """
     import asyncio, sys
     sys.path.insert(0, sys.argv[1])
     import scenario
+    from zett_agent.storage import SQLSessionStorage
 
     async def main():
         api = scenario.zett_agent_api()
-        storage = api.SQLiteSessionStorage(sys.argv[2])
+        target = sys.argv[2]
+        if "://" in target:
+            scenario.DURATION_CAP = 2.0  # zett-agent's INTEGER durations on servers
+            storage = SQLSessionStorage(target)
+        else:
+            storage = api.SQLiteSessionStorage(target)
         try:
             await scenario.populate_rich_store(storage, api)
         finally:
@@ -186,10 +192,11 @@ _ZETT_AGENT_WRITE_SCENARIO = """
 
 _ZETT_AGENT_EMPTY_STORE = """
     import asyncio, sys
-    from zett_agent.storage import SQLiteSessionStorage
+    from zett_agent.storage import SQLiteSessionStorage, SQLSessionStorage
 
     async def main():
-        storage = SQLiteSessionStorage(sys.argv[1])
+        target = sys.argv[1]
+        storage = SQLSessionStorage(target) if "://" in target else SQLiteSessionStorage(target)
         try:
             assert await storage.list_sessions() == []
         finally:
@@ -323,39 +330,6 @@ def test_raw_columns_match_byte_for_byte(zett_agent_py: Path, tmp_path: Path) ->
 
 # --------------------------------------------------------------------------- server stores
 
-_ZETT_AGENT_WRITE_SCENARIO_URL = """
-    import asyncio, sys
-    sys.path.insert(0, sys.argv[1])
-    import scenario
-    from zett_agent.storage import SQLSessionStorage
-
-    scenario.DURATION_CAP = 2.0
-
-    async def main():
-        api = scenario.zett_agent_api()
-        storage = SQLSessionStorage(sys.argv[2])
-        try:
-            await scenario.populate_rich_store(storage, api)
-        finally:
-            await storage.close()
-
-    asyncio.run(main())
-"""
-
-_ZETT_AGENT_CREATE_SCHEMA_URL = """
-    import asyncio, sys
-    from zett_agent.storage import SQLSessionStorage
-
-    async def main():
-        storage = SQLSessionStorage(sys.argv[1])
-        try:
-            assert await storage.list_sessions() == []
-        finally:
-            await storage.close()
-
-    asyncio.run(main())
-"""
-
 SERVERS = pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
 
 
@@ -389,7 +363,7 @@ def server_schema(backend: Any) -> dict[str, Any]:
 def test_zett_agent_server_store_reads_identically_in_zett_browser(backend: Any, zett_agent_py: Path) -> None:
     """Real zett-agent writes the rich scenario on the server; zett-browser, logged in with
     the SELECT-only role, reads every value exactly as zett-agent does."""
-    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_WRITE_SCENARIO_URL, str(COMPAT), backend.target)
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_WRITE_SCENARIO, str(COMPAT), backend.target)
     by_agent = json.loads(
         _run([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=_clean_env()).stdout
     )
@@ -427,5 +401,5 @@ def test_zett_browser_server_store_reads_identically_in_zett_agent(backend: Any,
 
         for table in ("raw_messages", "session_snapshots", "agent_sessions"):
             connection.execute(text(f"DROP TABLE {table}"))
-    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_CREATE_SCHEMA_URL, backend.target)
+    run_zett_agent_script(zett_agent_py, _ZETT_AGENT_EMPTY_STORE, backend.target)
     assert server_schema(backend) == ours

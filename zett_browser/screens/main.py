@@ -147,9 +147,9 @@ class MainScreen(Screen[None]):
         finally:
             self._polling = False
 
-    def _disconnected(self, error: Exception) -> None:
+    def _disconnected(self, error: Exception, *, announce: bool = True) -> None:
         """Say once that the server is gone; the header keeps saying it until it is back."""
-        if self.offline is None:
+        if announce and self.offline is None:
             self.notify(
                 f"{clean(error)}\nBrowsing resumes by itself once the server answers again.",
                 title="Connection lost",
@@ -575,8 +575,7 @@ class MainScreen(Screen[None]):
 
     def _failed(self, what: str, error: Exception) -> None:
         if self.browser.is_connection_failure(error):
-            self.offline = clean(error)
-            self.sub_title = f"{self.browser.storage.display_name} · connection lost, retrying"
+            self._disconnected(error, announce=False)  # the notification below says it
         self.notify(f"{what}: {clean(error)}", severity="error", markup=False, timeout=8)
 
 
