@@ -68,6 +68,9 @@ async def test_jump_to_sequence_and_page_size(tmp_path: Path) -> None:
         assert view.current is not None and view.current.sequence == 115
         assert "#101–120 of 120" in status(app)
         assert app.focused is view, "enter hands the keys back to the Raw Log"
+        app.screen.query_one(SessionTree).focus()
+        await pilot.press("tab")
+        assert app.focused is view, "tab skips the jump field"
         assert list(app.screen.query_one(KeyFooter).children) == footer_keys, "the footer was not rebuilt"
         # escape abandons a jump: nothing moves, the field is empty, the Raw Log has the keys.
         await pilot.press("colon", *"42", "escape")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -110,6 +110,8 @@ class MainScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        # The jump field is reached with ":" only: tab goes from the tree to the Raw Log.
+        self.query_one("#jump", Input).can_focus = False
         self.title = "zett-browser"
         self.sub_title = self.browser.storage.display_name
         self.load_roots()
@@ -431,7 +433,12 @@ class MainScreen(Screen[None]):
     def action_jump(self) -> None:
         field_ = self.query_one("#jump", Input)
         field_.value = ""
+        field_.can_focus = True
         field_.focus()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if event.widget.id == "jump":
+            event.widget.can_focus = False
 
     def action_cancel_jump(self) -> None:
         field_ = self.query_one("#jump", Input)

@@ -118,7 +118,7 @@ class RawLogView(ScrollView, can_focus=True):
     def _rebuild(self) -> None:
         """Lay the page out again (new page, width or reasoning toggle).
 
-        Only the records up to the cursor and one screenful past it are wrapped now; the
+        Only the records up to the cursor and two screens past it are wrapped now; the
         rest is wrapped right after that frame is painted. A page turn therefore costs
         what is on screen, and the whole page is laid out a moment later.
         """
