@@ -6,6 +6,7 @@ no UI toolkit, so widgets can use these types while never importing the storage.
 
 from __future__ import annotations
 
+from .kinds import KIND_LABELS, MESSAGE_TYPES, MessageKind, kind_label, kind_of
 from .messages import (
     AgentMessage,
     AnyMessage,
@@ -42,6 +43,11 @@ from .records import (
 )
 
 __all__ = [
+    "KIND_LABELS",
+    "MESSAGE_TYPES",
+    "MessageKind",
+    "kind_label",
+    "kind_of",
     "AgentMessage",
     "AnyMessage",
     "AssistantMessage",

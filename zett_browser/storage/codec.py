@@ -18,58 +18,27 @@ import binascii
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from enum import Enum, IntEnum
+from enum import Enum
 from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..model.messages import (
-    AgentMessage,
-    AnyMessage,
-    AssistantMessage,
-    CompactedMessage,
-    SystemMessage,
-    ToolMessage,
-    UnreadableMessage,
-    UserMessage,
-)
+from ..model.kinds import MESSAGE_TYPES, MessageKind, kind_of
+from ..model.messages import AnyMessage, CompactedMessage, UnreadableMessage
 
 BYTES_KEY = "__kcs_bytes__"
 _EXTRA = "unknown_fields"
 
-
-class MessageKind(IntEnum):
-    """Numeric kind codes stored in ``raw_messages.role`` and in each envelope item."""
-
-    SYSTEM = 1
-    USER = 2
-    ASSISTANT = 3
-    TOOL = 4
-    CHECKPOINT = 5
-    AGENT = 6
-
-
-MESSAGE_TYPES: dict[MessageKind, type[Any]] = {
-    MessageKind.AGENT: AgentMessage,
-    MessageKind.SYSTEM: SystemMessage,
-    MessageKind.USER: UserMessage,
-    MessageKind.ASSISTANT: AssistantMessage,
-    MessageKind.TOOL: ToolMessage,
-    MessageKind.CHECKPOINT: CompactedMessage,
-}
-
-
-def kind_of(message: object) -> MessageKind:
-    """Return the kind code of a message by its exact class.
-
-    Raises:
-        TypeError: The object is not one of the stored message classes.
-    """
-    for kind, cls in MESSAGE_TYPES.items():
-        if type(message) is cls:
-            return kind
-    raise TypeError(f"Not a storable message: {type(message).__name__}")
+__all__ = [
+    "BYTES_KEY",
+    "MESSAGE_TYPES",
+    "MessageKind",
+    "decode_message_leniently",
+    "decode_messages",
+    "encode_messages",
+    "kind_of",
+]
 
 
 @cache

@@ -1,0 +1,318 @@
+"""Provides the storage's connection life cycle: engines, schema check, reads and writes.
+
+:class:`SessionStorageCore` owns what every query needs: the target, one engine (a small
+pool) per event loop, the schema check (browsing) or creation (writing), and the two
+ways to run SQL: :meth:`~SessionStorageCore._read` (retrying briefly while a writer
+holds the lock) and :meth:`~SessionStorageCore._write` (one ``BEGIN IMMEDIATE``
+transaction). Driver errors leave it as typed :class:`~.errors.StoreError`\\ s.
+
+The documented API (:mod:`.api`, :mod:`.writes`) and the browser queries
+(:mod:`.browse`, :mod:`.rawlog`) are mixins over this class; the SQL is
+dialect-neutral Core, and SQLite's specifics stay in :mod:`.engine`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self, TypeVar
+from weakref import WeakKeyDictionary
+
+from sqlalchemy import Integer, func, inspect, literal, select, type_coerce
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.elements import ColumnElement
+
+from ..model.messages import CompactedMessage
+from ..model.records import ContextSnapshot, SessionSummary
+from . import schema
+from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
+from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
+from .rows import StoredDateTime, snapshot_info_from_row, summary_from_row
+from .sync import SyncObject, SyncRuntime
+
+T = TypeVar("T")
+
+sessions_t = schema.agent_sessions
+raw_t = schema.raw_messages
+snapshots_t = schema.session_snapshots
+
+#: Attempts of a read that meets a locked database, and the first back-off in seconds.
+BUSY_ATTEMPTS = 4
+BUSY_BACKOFF_S = 0.05
+_TIME_COLUMNS = {
+    "started_at",
+    "completed_at",
+    "reasoning_started_at",
+    "reasoning_completed_at",
+    "content_started_at",
+    "content_completed_at",
+    "created_at",
+    "updated_at",
+}
+
+
+def read_column(column: Any) -> ColumnElement[Any]:
+    """A column as read by the storage: timestamps through the lenient UTC reader."""
+    if column.name in _TIME_COLUMNS:
+        return type_coerce(column, StoredDateTime()).label(column.name)
+    return column  # type: ignore[no-any-return]
+
+
+#: Columns a record is built from. ``content`` (zett-agent's plain-text copy of the
+#: message, for search) is left out: the record decodes ``message_json``, and reading
+#: both would move every large tool output twice.
+RAW_COLUMNS = [read_column(column) for column in raw_t.columns if column.name != "content"]
+SNAPSHOT_COLUMNS = [read_column(column) for column in snapshots_t.columns]
+
+
+class SessionStorageCore:
+    """zett-agent's session storage API over SQLite, PostgreSQL or MySQL.
+
+    Args:
+        target: A SQLite path, a SQLAlchemy URL, or None for zett-agent's default store
+            ``~/.zett-agent/sessions.sqlite3``.
+        read_only: Browse without changing anything. The store must exist and be a
+            zett-agent store; typed :class:`StoreError` subclasses say otherwise.
+        clock: Returns the current UTC time for the rows' stamps (the demo replays a
+            conversation at its own pace); defaults to the wall clock.
+
+    Construction needs no event loop. Connections are opened by the first awaited call
+    and belong to the loop that awaited it; each loop gets its own small pool, so one
+    storage may serve an app's loop and a :meth:`sync` view's thread. Tests must pass a
+    temporary path and never use the default store.
+    """
+
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | URL | None = None,
+        *,
+        read_only: bool = False,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self.target: Target = parse_target(target)
+        self.read_only = read_only
+        #: SQLite file of this storage, or None for a server store.
+        self.path: Path | None = self.target.path
+        if self.path is not None:
+            if read_only:
+                check_sqlite_file(self.path)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif self.target.url is not None:
+            # Fail now, not at the first call, when the server driver is missing.
+            create_server_engine(self.target.url, read_only=read_only)
+        self._engines: WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = WeakKeyDictionary()
+        self._ready_locks: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
+        self._ready = False
+        self._has_session_type = True
+
+    @classmethod
+    def open_for_browsing(cls, target: str | os.PathLike[str] | URL | None = None) -> Self:
+        """Open a store read-only, checking at once that the file can be browsed."""
+        return cls(target, read_only=True)
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def display_name(self) -> str:
+        """The store for people: its path, or its URL with the password masked."""
+        return self.target.display()
+
+    @property
+    def _secret(self) -> str | None:
+        """The server password, masked wherever a driver's message repeats it."""
+        return self.target.url.password if self.target.url is not None else None  # type: ignore[return-value]
+
+    def _engine(self) -> AsyncEngine:
+        loop = asyncio.get_running_loop()
+        engine = self._engines.get(loop)
+        if engine is None:
+            if self.path is not None:
+                engine = create_sqlite_engine(self.path, read_only=self.read_only)
+            else:
+                assert self.target.url is not None
+                engine = create_server_engine(self.target.url, read_only=self.read_only)
+            self._engines[loop] = engine
+        return engine
+
+    async def _ensure_ready(self) -> None:
+        """Verify (browsing) or create (writing) the schema once, before the first statement."""
+        if self._ready:
+            return
+        lock = self._ready_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        async with lock:
+            if self._ready:
+                return
+            try:
+                async with self._engine().connect() as connection:
+                    if self.read_only:
+                        self._has_session_type = await connection.run_sync(self._verify_schema)
+                    else:
+                        await connection.run_sync(self._create_schema)
+                        await connection.commit()
+            except DBAPIError as error:
+                raise translate_error(error, self.display_name, secret=self._secret) from None
+            self._ready = True
+
+    def _verify_schema(self, connection: Connection) -> bool:
+        inspector = inspect(connection)
+        tables = set(inspector.get_table_names())
+        missing = [name for name in schema.REQUIRED_TABLES if name not in tables]
+        if missing:
+            raise NotZettStoreError(
+                f"{self.display_name} is not a zett-agent store: it has no {', '.join(missing)} table"
+            )
+        columns = {column["name"] for column in inspector.get_columns("agent_sessions")}
+        return "session_type" in columns
+
+    @staticmethod
+    def _create_schema(connection: Connection) -> None:
+        """Create missing tables, columns and indexes, as zett-agent's first call does."""
+        schema.metadata.create_all(connection)
+        inspector = inspect(connection)
+        columns = {column["name"] for column in inspector.get_columns("agent_sessions")}
+        if "session_type" not in columns:
+            connection.exec_driver_sql("ALTER TABLE agent_sessions ADD COLUMN session_type INTEGER NOT NULL DEFAULT 0")
+        for table in schema.metadata.sorted_tables:
+            existing = {index["name"] for index in inspect(connection).get_indexes(table.name)}
+            for index in table.indexes:
+                if index.name not in existing:
+                    index.create(connection)
+
+    @property
+    def _session_type(self) -> ColumnElement[int]:
+        if self._has_session_type:
+            return sessions_t.c.session_type
+        return literal(0, Integer)
+
+    def _session_columns(self) -> list[ColumnElement[Any]]:
+        return [
+            sessions_t.c.id,
+            sessions_t.c.parent_session_id,
+            self._session_type.label("session_type"),
+            sessions_t.c.title,
+            sessions_t.c.agent_name,
+            read_column(sessions_t.c.created_at),
+            read_column(sessions_t.c.updated_at),
+        ]
+
+    async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]], *, consistent: bool = False) -> T:
+        """Run ``work`` on a pooled connection, retrying briefly while the store is locked.
+
+        ``consistent`` wraps it in one short read transaction (several statements that
+        must agree); otherwise every statement sees the latest commits.
+        """
+        await self._ensure_ready()
+        delay = BUSY_BACKOFF_S
+        for attempt in range(BUSY_ATTEMPTS):
+            try:
+                async with self._engine().connect() as connection:
+                    if consistent and self.path is not None:
+                        await connection.execution_options(zett_begin="DEFERRED")
+                    elif consistent:
+                        await connection.execution_options(isolation_level="REPEATABLE READ")
+                    result = await work(connection)
+                    await connection.rollback()
+                    return result
+            except DBAPIError as error:
+                translated = translate_error(error, self.display_name, secret=self._secret)
+                if isinstance(translated, StoreLockedError) and attempt + 1 < BUSY_ATTEMPTS:
+                    await asyncio.sleep(delay)
+                    delay *= 2
+                    continue
+                raise translated from None
+        raise AssertionError("unreachable")
+
+    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in one write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        if self.read_only:
+            raise ReadOnlyStoreError(f"{self.display_name} is open read-only; nothing was written")
+        await self._ensure_ready()
+        try:
+            async with self._engine().connect() as connection:
+                await connection.execution_options(zett_begin="IMMEDIATE")
+                async with connection.begin():
+                    return await work(connection)
+        except DBAPIError as error:
+            raise translate_error(error, self.display_name, secret=self._secret) from None
+
+    async def close(self) -> None:
+        """Release the connection pool without deleting stored data."""
+        current = None
+        try:
+            current = asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        engines = list(self._engines.items())
+        self._engines.clear()
+        for loop, engine in engines:
+            if loop is current:
+                await engine.dispose()
+            elif loop.is_closed() or not loop.is_running():
+                await engine.dispose(close=False)
+            else:
+                future = asyncio.run_coroutine_threadsafe(engine.dispose(), loop)
+                await asyncio.wrap_future(future)
+
+    def sync(self, *, runtime: SyncRuntime | None = None) -> SyncObject[Self]:
+        """Return a context-managed synchronous view; optionally share a runtime.
+
+        Without ``runtime`` the view starts a background thread with its own loop and
+        stops it (after closing that loop's connections) on exit. With one, it reuses
+        that runtime's loop and leaves its shutdown to the caller.
+        """
+        return SyncObject(self, runtime=runtime, on_close=self._release_loop)
+
+    async def _release_loop(self) -> None:
+        engine = self._engines.pop(asyncio.get_running_loop(), None)
+        if engine is not None:
+            await engine.dispose()
+
+    # ------------------------------------------------------------------ shared helpers
+
+    # ------------------------------------------------------------------ shared helpers
+
+    @staticmethod
+    def _message_count() -> ColumnElement[int]:
+        return select(func.count()).where(raw_t.c.session_id == sessions_t.c.id).correlate(sessions_t).scalar_subquery()
+
+    async def _session_row(self, connection: AsyncConnection, session_id: str) -> Any:
+        result = await connection.execute(select(*self._session_columns()).where(sessions_t.c.id == session_id))
+        return result.mappings().first()
+
+    async def _summary(self, connection: AsyncConnection, session_id: str) -> SessionSummary | None:
+        statement = select(*self._session_columns(), self._message_count().label("message_count")).where(
+            sessions_t.c.id == session_id
+        )
+        row = (await connection.execute(statement)).mappings().first()
+        return summary_from_row(row) if row is not None else None
+
+    @staticmethod
+    async def _last_sequence(connection: AsyncConnection, session_id: str) -> int:
+        value = await connection.scalar(select(func.max(raw_t.c.sequence)).where(raw_t.c.session_id == session_id))
+        return int(value or 0)
+
+    @staticmethod
+    def _snapshot(row: Mapping[Any, Any]) -> ContextSnapshot:
+        info = snapshot_info_from_row(row)
+        if info.problems or not isinstance(info.message, CompactedMessage):
+            raise ValueError("Context snapshot must contain exactly one CompactedMessage")
+        assert info.created_at is not None and info.updated_at is not None
+        return ContextSnapshot(
+            id=info.id,
+            session_id=info.session_id,
+            version=info.version,
+            compacted_message=info.message,
+            compacted_through_sequence=info.compacted_through_sequence,
+            created_at=info.created_at,
+            updated_at=info.updated_at,
+        )
+
+
+__all__ = ["RAW_COLUMNS", "SNAPSHOT_COLUMNS", "SessionStorageCore", "raw_t", "read_column", "sessions_t", "snapshots_t"]
