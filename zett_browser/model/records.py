@@ -230,6 +230,9 @@ class SessionNode:
     message_count: int
     child_count: int
     snapshot_count: int
+    #: What could not be read (a timestamp, non-UTF-8 text) or is wrong with the row
+    #: ("parent cycle"); empty for a healthy session.
+    problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def is_root(self) -> bool:
@@ -239,10 +242,17 @@ class SessionNode:
 
 @dataclass(frozen=True, slots=True)
 class SessionCursor:
-    """Keyset position after the last item of a page."""
+    """Keyset position after the last item of a page.
+
+    ``at`` is the sort key as read; ``key`` is the value as stored (set by the storage,
+    opaque to callers): a page boundary is compared on it, so a key that is no
+    timestamp (garbage text, NULL: then ``null_key``) still orders every row exactly once.
+    """
 
     at: datetime
     session_id: str
+    key: Any = field(default=None, compare=False)
+    null_key: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

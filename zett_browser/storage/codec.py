@@ -157,6 +157,8 @@ def decode_message_leniently(payload: object) -> AnyMessage | CompactedMessage |
         items = json.loads(payload, object_hook=_decode_bytes)
     except (ValueError, binascii.Error) as error:
         return UnreadableMessage(kind=None, error=f"message_json is not valid JSON: {error}", raw_json=raw)
+    except RecursionError:
+        return UnreadableMessage(kind=None, error="message_json is nested too deeply to read", raw_json=raw)
     if not isinstance(items, list) or len(items) != 1:
         count = len(items) if isinstance(items, list) else None
         what = f"{count} items" if count is not None else type(items).__name__
@@ -178,3 +180,5 @@ def decode_message_leniently(payload: object) -> AnyMessage | CompactedMessage |
         return _decode_item(item)  # type: ignore[no-any-return]
     except (ValueError, TypeError) as error:
         return UnreadableMessage(kind=kind, error=_short(error), raw_json=raw, data=data)
+    except RecursionError:
+        return UnreadableMessage(kind=kind, error="message data is nested too deeply to read", raw_json=raw)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Integer, func, inspect, literal, select, type_coerce
+from sqlalchemy import Integer, event, func, inspect, literal, select, type_coerce
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -32,7 +32,7 @@ from ..model.records import ContextSnapshot, SessionSummary
 from . import schema
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
-from .rows import StoredDateTime, snapshot_info_from_row, summary_from_row
+from .rows import StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
 from .sync import SyncObject, SyncRuntime
 
 T = TypeVar("T")
@@ -68,6 +68,15 @@ def read_column(column: Any) -> ColumnElement[Any]:
 #: both would move every large tool output twice.
 RAW_COLUMNS = [read_column(column) for column in raw_t.columns if column.name != "content"]
 SNAPSHOT_COLUMNS = [read_column(column) for column in snapshots_t.columns]
+
+
+def _decode_text_leniently(_dbapi_connection: Any, record: Any) -> None:
+    """Make a SQLite connection hand back non-UTF-8 text instead of failing the statement.
+
+    SQLite stores whatever bytes a writer gave it as TEXT; Python's default decoder
+    raises on invalid UTF-8 and takes the whole page down with one bad title.
+    """
+    record.driver_connection.text_factory = lenient_text
 
 
 class SessionStorageCore:
@@ -135,6 +144,7 @@ class SessionStorageCore:
         if engine is None:
             if self.path is not None:
                 engine = create_sqlite_engine(self.path, read_only=self.read_only)
+                event.listen(engine.sync_engine, "connect", _decode_text_leniently)
             else:
                 assert self.target.url is not None
                 engine = create_server_engine(self.target.url, read_only=self.read_only)
@@ -184,6 +194,11 @@ class SessionStorageCore:
             for index in table.indexes:
                 if index.name not in existing:
                     index.create(connection)
+
+    @property
+    def _nulls_low(self) -> bool:
+        """Whether the database orders NULL below every value (SQLite, MySQL; not PostgreSQL)."""
+        return self.target.dialect != "postgresql"
 
     @property
     def _session_type(self) -> ColumnElement[int]:

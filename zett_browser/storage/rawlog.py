@@ -7,9 +7,12 @@ index; none decodes more rows than it returns. Rows come back as records with
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -17,13 +20,26 @@ from sqlalchemy.sql.functions import char_length
 
 from ..model.records import RawLogBounds, RawMessageRecord, SessionTotals, SnapshotInfo
 from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
-from .rows import StoredDateTime, record_from_row, snapshot_info_from_row
+from .keyset import Position, bind, keyset_rows
+from .rows import RawValue, StoredDateTime, record_from_row, snapshot_info_from_row
 
 
 @compiles(char_length, "sqlite")
 def _sqlite_char_length(element: char_length, compiler: SQLCompiler, **kw: Any) -> str:
     """SQLite's length() counts characters; it has no char_length()."""
     return f"length({compiler.process(element.clauses, **kw)})"
+
+
+#: Largest stored integer: ``sequence <= _LARGEST`` keeps numbers only (SQLite sorts
+#: text and blobs above every number).
+_LARGEST = 2**63 - 1
+
+
+def _as_int(value: Any) -> int | None:
+    """A stored number as int; anything else (text, a blob, NaN) as None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return int(value)
+    return None
 
 
 class RawLogQueries(SessionStorageCore):
@@ -40,49 +56,102 @@ class RawLogQueries(SessionStorageCore):
 
         return await self._read(work)
 
-    async def raw_page(self, session_id: str, *, after_sequence: int = 0, limit: int = 50) -> list[RawMessageRecord]:
-        """Up to ``limit`` Raw Log records with sequence > ``after_sequence`` (keyset)."""
+    async def raw_page(
+        self,
+        session_id: str,
+        *,
+        after_sequence: int | None = 0,
+        after_id: str | None = None,
+        limit: int = 50,
+    ) -> list[RawMessageRecord]:
+        """Up to ``limit`` Raw Log records after a position, in (sequence, id) order.
+
+        ``after_sequence=None`` starts at the very first row (sequences <= 0 and NULL
+        included); a number alone keeps rows with a greater sequence. With ``after_id``
+        (the last record's id) the page continues after that exact row, so duplicate
+        sequences at a page edge are never skipped and a text sequence never repeats
+        a page.
+        """
         if limit < 1:
             raise ValueError("limit must be positive")
-        statement = (
-            select(*RAW_COLUMNS)
-            .where(raw_t.c.session_id == session_id, raw_t.c.sequence > after_sequence)
-            .order_by(raw_t.c.sequence)
-            .limit(limit)
-        )
 
         async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-            return [record_from_row(row) for row in (await connection.execute(statement)).mappings()]
+            after = await self._raw_position(connection, session_id, after_sequence, after_id)
+            rows = await self._raw_rows(connection, session_id, after, descending=False, limit=limit)
+            return [record_from_row(row) for row in rows]
 
-        return await self._read(work)
+        return await self._read(work, consistent=True)
 
     async def raw_page_before(
-        self, session_id: str, *, before_sequence: int | None = None, limit: int = 50
+        self,
+        session_id: str,
+        *,
+        before_sequence: int | None = None,
+        before_id: str | None = None,
+        limit: int = 50,
     ) -> list[RawMessageRecord]:
-        """Up to ``limit`` records just before ``before_sequence`` (the last page when None), ascending."""
+        """Up to ``limit`` records just before a position, ascending; None: the last page.
+
+        The mirror of :meth:`raw_page`: with ``before_id`` the page ends just before that
+        exact row.
+        """
         if limit < 1:
             raise ValueError("limit must be positive")
-        statement = select(*RAW_COLUMNS).where(raw_t.c.session_id == session_id)
-        if before_sequence is not None:
-            statement = statement.where(raw_t.c.sequence < before_sequence)
-        statement = statement.order_by(raw_t.c.sequence.desc()).limit(limit)
 
         async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-            records = [record_from_row(row) for row in (await connection.execute(statement)).mappings()]
+            before = None
+            if before_sequence is not None or before_id is not None:
+                before = await self._raw_position(connection, session_id, before_sequence, before_id)
+            rows = await self._raw_rows(connection, session_id, before, descending=True, limit=limit)
+            records = [record_from_row(row) for row in rows]
             records.reverse()
             return records
 
-        return await self._read(work)
+        return await self._read(work, consistent=True)
+
+    async def _raw_position(
+        self, connection: AsyncConnection, session_id: str, sequence: int | None, row_id: str | None
+    ) -> Position | None:
+        """The keyset position of a page edge: the stored sequence of ``row_id`` when it exists."""
+        if row_id is not None:
+            statement = select(type_coerce(raw_t.c.sequence, RawValue())).where(
+                raw_t.c.id == bind(row_id), raw_t.c.session_id == session_id
+            )
+            found = (await connection.execute(statement)).first()
+            if found is not None:
+                return Position(key=found[0], null_key=found[0] is None, id=row_id)
+            return Position(key=sequence, null_key=sequence is None, id=row_id)
+        if sequence is None:
+            return None
+        return Position(key=sequence, null_key=False)
+
+    async def _raw_rows(
+        self, connection: AsyncConnection, session_id: str, edge: Position | None, *, descending: bool, limit: int
+    ) -> Sequence[Mapping[Any, Any]]:
+        base = select(*RAW_COLUMNS).where(raw_t.c.session_id == session_id)
+        return await keyset_rows(
+            connection,
+            base,
+            key=type_coerce(raw_t.c.sequence, RawValue()),
+            row_id=raw_t.c.id,
+            after=edge,
+            descending=descending,
+            nulls_low=self._nulls_low,
+            limit=limit,
+        )
 
     async def raw_bounds(self, session_id: str) -> RawLogBounds:
-        """First and last sequence and the number of Raw Log rows of a session."""
-        statement = select(func.min(raw_t.c.sequence), func.max(raw_t.c.sequence), func.count()).where(
-            raw_t.c.session_id == session_id
-        )
+        """First and last integer sequence and the number of Raw Log rows of a session.
+
+        ``count`` counts every row, also those whose sequence is NULL or not a number
+        (they are paged too, see :meth:`raw_page`); the bounds are integers or None.
+        """
+        number = case((raw_t.c.sequence <= _LARGEST, raw_t.c.sequence))  # text and blobs sort above numbers
+        statement = select(func.min(number), func.max(number), func.count()).where(raw_t.c.session_id == session_id)
 
         async def work(connection: AsyncConnection) -> RawLogBounds:
             first, last, count = (await connection.execute(statement)).one()
-            return RawLogBounds(first_sequence=first, last_sequence=last, count=int(count or 0))
+            return RawLogBounds(first_sequence=_as_int(first), last_sequence=_as_int(last), count=int(count or 0))
 
         return await self._read(work)
 
@@ -102,30 +171,34 @@ class RawLogQueries(SessionStorageCore):
             total(raw_t.c.duration_ns),
             total(raw_t.c.reasoning_duration_ns),
             total(raw_t.c.content_duration_ns),
-            func.min(raw_t.c.started_at),
-            func.max(raw_t.c.completed_at),
+            # Read raw: a garbage timestamp must not fail the totals (it is reported as None).
+            func.min(type_coerce(raw_t.c.started_at, RawValue())),
+            func.max(type_coerce(raw_t.c.completed_at, RawValue())),
         ).where(raw_t.c.session_id == session_id)
         kinds = select(raw_t.c.role, func.count()).where(raw_t.c.session_id == session_id).group_by(raw_t.c.role)
 
         async def work(connection: AsyncConnection) -> SessionTotals:
             row = (await connection.execute(sums)).one()
-            by_kind = {int(role): int(count) for role, count in (await connection.execute(kinds)).all()}
+            by_kind: dict[int, int] = {}
+            for role, count in (await connection.execute(kinds)).all():
+                code = _as_int(role)  # a role that is no number counts as kind 0 (unknown)
+                by_kind[code or 0] = by_kind.get(code or 0, 0) + int(count)
             reader = StoredDateTime()
             first = reader.process_result_value(row[9], None)
             last = reader.process_result_value(row[10], None)
             return SessionTotals(
                 messages=int(row[0]),
                 by_kind=by_kind,
-                input_tokens=int(row[1]),
-                output_tokens=int(row[2]),
-                cache_read_tokens=int(row[3]),
-                cache_write_tokens=int(row[4]),
-                reasoning_tokens=int(row[5]),
-                duration_ns=int(row[6]),
-                reasoning_duration_ns=int(row[7]),
-                content_duration_ns=int(row[8]),
-                first_started_at=first if not isinstance(first, str) else None,
-                last_completed_at=last if not isinstance(last, str) else None,
+                input_tokens=_as_int(row[1]) or 0,
+                output_tokens=_as_int(row[2]) or 0,
+                cache_read_tokens=_as_int(row[3]) or 0,
+                cache_write_tokens=_as_int(row[4]) or 0,
+                reasoning_tokens=_as_int(row[5]) or 0,
+                duration_ns=_as_int(row[6]) or 0,
+                reasoning_duration_ns=_as_int(row[7]) or 0,
+                content_duration_ns=_as_int(row[8]) or 0,
+                first_started_at=first if isinstance(first, datetime) else None,
+                last_completed_at=last if isinstance(last, datetime) else None,
             )
 
         return await self._read(work, consistent=True)
@@ -156,7 +229,8 @@ class RawLogQueries(SessionStorageCore):
         dialect; compare tokens to decide whether anything needs re-reading.
         """
         statement = select(
-            select(func.max(sessions_t.c.updated_at)).scalar_subquery(),
+            # Raw: the newest value may be garbage text, which must still be comparable.
+            select(func.max(type_coerce(sessions_t.c.updated_at, RawValue()))).scalar_subquery(),
             select(func.max(snapshots_t.c.id)).scalar_subquery(),
         )
 

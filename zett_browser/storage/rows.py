@@ -3,11 +3,19 @@
 Rows come from a store another program wrote, possibly a newer or damaged one. Each
 converter reads what it can, records what it could not in ``problems``, and never
 raises, so one bad row never fails a page.
+
+Three kinds of damage are caught before a converter sees the row: text that is not
+UTF-8 (SQLite's default decoder fails the whole statement on it, so SQLite connections
+decode with :func:`lenient_text` and mark such values as :class:`BadText`), timestamps
+that do not parse or overflow on conversion to UTC (:class:`StoredDateTime` returns the
+raw value) and JSON nested deeper than Python's recursion limit (``RecursionError``
+becomes a problem).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +26,43 @@ from sqlalchemy import String, TypeDecorator
 from ..model.messages import CompactedMessage, UnreadableMessage
 from ..model.records import RawMessageRecord, SessionNode, SessionSummary, SnapshotInfo
 from .codec import decode_message_leniently
+from .errors import StoreError
+
+
+class StoreDataError(StoreError, ValueError):
+    """A value the call needs cannot be read (e.g. the latest snapshot of ``load``).
+
+    A ``ValueError`` too, as zett-agent raises for the same case.
+    """
+
+
+class BadText(str):
+    """A text value that was not valid UTF-8: shown with U+FFFD, the stored bytes in ``raw``."""
+
+    raw: bytes
+
+
+def lenient_text(data: bytes) -> str:
+    """SQLite ``text_factory``: decode UTF-8, or keep the value as :class:`BadText`."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = BadText(data.decode("utf-8", "replace"))
+        text.raw = data
+        return text
+
+
+def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
+    """A problem for each of ``names`` whose value was not valid UTF-8."""
+    return [f"{name} is not valid UTF-8" for name in names if isinstance(row[name], BadText)]
+
+
+class RawValue(TypeDecorator[Any]):
+    """A column read and compared as stored: no conversion that could fail (sort keys)."""
+
+    impl = String
+    cache_ok = True
+
 
 #: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
 UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
@@ -40,9 +85,9 @@ class StoredDateTime(TypeDecorator[Any]):
         if isinstance(value, str):
             try:
                 parsed = datetime.fromisoformat(value)
-            except ValueError:
+                return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+            except (ValueError, OverflowError):  # garbage, or year 1 with an offset east of UTC
                 return value
-            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
         return value
 
 
@@ -70,6 +115,9 @@ def _json_object(row: Mapping[Any, Any], name: str, problems: list[str]) -> dict
     raw = row[name]
     try:
         value = json.loads(raw)
+    except RecursionError:
+        problems.append(f"{name} is nested too deeply to read")
+        return {}
     except (TypeError, ValueError):
         problems.append(f"{name} is not valid JSON: {raw!r:.120}")
         return {}
@@ -79,9 +127,13 @@ def _json_object(row: Mapping[Any, Any], name: str, problems: list[str]) -> dict
     return value
 
 
+#: Text columns of a Raw Log record whose bytes may not be UTF-8.
+_RECORD_TEXT = ("id", "session_id", "request_id", "tool_name", "message_json", "metadata_json", "tags_json")
+
+
 def record_from_row(row: Mapping[Any, Any]) -> RawMessageRecord:
     """Build a Raw Log record from a ``raw_messages`` row, reporting unreadable parts."""
-    problems: list[str] = []
+    problems = text_problems(row, _RECORD_TEXT)
     message = decode_message_leniently(row["message_json"])
     if isinstance(message, UnreadableMessage):
         problems.append(message.error)
@@ -134,28 +186,39 @@ def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
         return SessionSummary.model_construct(**values)
 
 
+def _count(value: Any) -> int:
+    """A correlated count or last sequence; anything odd (a text sequence's max) is 0."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return int(value)
+    return 0
+
+
 def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
     """Build a tree node from a session row with its correlated counts."""
-    created = row["created_at"]
-    updated = row["updated_at"]
-    session_type = row["session_type"]
+    problems = text_problems(row, ("id", "parent_session_id", "title", "agent_name"))
+    created = _time(row, "created_at", problems) or UNREADABLE_TIME
+    updated = _time(row, "updated_at", problems) or UNREADABLE_TIME
+    session_type = _int(row, "session_type", problems) or 0
+    if not isinstance(row["message_count"], int):
+        problems.append(f"the last sequence is not an integer: {row['message_count']!r:.40}")
     return SessionNode(
         session_id=str(row["id"]),
         parent_session_id=row["parent_session_id"],
-        session_type=session_type if isinstance(session_type, int) else 0,
+        session_type=session_type,
         title=row["title"],
         agent_name=row["agent_name"],
-        created_at=created if isinstance(created, datetime) else UNREADABLE_TIME,
-        updated_at=updated if isinstance(updated, datetime) else UNREADABLE_TIME,
-        message_count=int(row["message_count"] or 0),
-        child_count=int(row["child_count"] or 0),
-        snapshot_count=int(row["snapshot_count"] or 0),
+        created_at=created,
+        updated_at=updated,
+        message_count=_count(row["message_count"]),
+        child_count=_count(row["child_count"]),
+        snapshot_count=_count(row["snapshot_count"]),
+        problems=tuple(problems),
     )
 
 
 def snapshot_info_from_row(row: Mapping[Any, Any]) -> SnapshotInfo:
     """Build a snapshot version record, keeping an unreadable summary's raw text."""
-    problems: list[str] = []
+    problems = text_problems(row, ("id", "session_id", "message_json"))
     message = decode_message_leniently(row["message_json"])
     if isinstance(message, UnreadableMessage):
         problems.append(message.error)

@@ -1,0 +1,118 @@
+"""Provides total keyset paging: every row is reached exactly once, whatever its sort key.
+
+A page is cut after the last row's ``(key, id)``, compared on the value *as stored*: a
+key that is no timestamp (garbage text, a number, year 0001) or not an integer (a text
+``sequence``) still has one place in the database's own ordering, so paging on it
+neither skips the rows after it nor repeats a page forever. NULL keys form a band of
+their own, below every value on SQLite and MySQL and above on PostgreSQL (as each
+orders them), walked by id; each band is fetched with an index-friendly range
+(``key <= k`` / ``key IS NULL``), so a page costs O(page) in a healthy store and at most
+one extra index probe for the empty NULL band on the last page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import LargeBinary, Text, and_, cast, literal, or_
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import ColumnElement, Select
+
+from .rows import BadText, RawValue
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a page ends: the last row's stored key and id.
+
+    ``id`` None means "every row whose key is beyond ``key``" (a bare sequence bound);
+    ``key`` may be a ready SQL expression (an old-style cursor's timestamp).
+    """
+
+    key: Any
+    null_key: bool
+    id: Any = None
+
+
+def bind(value: Any) -> ColumnElement[Any]:
+    """A stored value as a bound parameter that compares equal to what is stored.
+
+    Text that was not UTF-8 is bound from its original bytes (``CAST(? AS TEXT)``), so
+    a row whose key or id holds such bytes is found again.
+    """
+    if isinstance(value, ColumnElement):
+        return value
+    if isinstance(value, BadText):
+        return cast(literal(value.raw, LargeBinary()), Text())
+    return literal(value, RawValue())
+
+
+def _value_band(
+    query: Select[Any], key: ColumnElement[Any], row_id: ColumnElement[Any], after: Position | None, descending: bool
+) -> Select[Any]:
+    query = query.where(key.is_not(None))
+    if after is not None and not after.null_key:
+        bound = bind(after.key)
+        if descending:
+            query = query.where(key <= bound)
+            beyond = key < bound
+        else:
+            query = query.where(key >= bound)
+            beyond = key > bound
+        if after.id is None:
+            query = query.where(beyond)
+        else:
+            query = query.where(
+                or_(beyond, and_(key == bound, row_id < bind(after.id) if descending else row_id > bind(after.id)))
+            )
+    if descending:
+        return query.order_by(key.desc(), row_id.desc())
+    return query.order_by(key.asc(), row_id.asc())
+
+
+def _null_band(
+    query: Select[Any], key: ColumnElement[Any], row_id: ColumnElement[Any], after: Position | None, descending: bool
+) -> Select[Any]:
+    query = query.where(key.is_(None))
+    if after is not None and after.null_key and after.id is not None:
+        query = query.where(row_id < bind(after.id) if descending else row_id > bind(after.id))
+    return query.order_by(row_id.desc() if descending else row_id.asc())
+
+
+async def keyset_rows(
+    connection: AsyncConnection,
+    base: Select[Any],
+    *,
+    key: ColumnElement[Any],
+    row_id: ColumnElement[Any],
+    after: Position | None,
+    descending: bool,
+    nulls_low: bool,
+    limit: int,
+) -> Sequence[Mapping[Any, Any]]:
+    """Up to ``limit`` rows of ``base`` after ``after`` in (key, id) order, NULL keys as a band.
+
+    ``key`` must be read raw (typed :class:`~.rows.RawValue`): the caller labels it in
+    ``base`` to build the next position from the last row.
+    """
+    null_first = nulls_low != descending
+    bands: tuple[str, ...] = ("null", "value") if null_first else ("value", "null")
+    if after is not None:
+        bands = bands[bands.index("null" if after.null_key else "value") :]
+    rows: list[Mapping[Any, Any]] = []
+    for band in bands:
+        cut = after if after is not None and (band == "null") == after.null_key else None
+        if band == "value":
+            query = _value_band(base, key, row_id, cut, descending)
+        else:
+            query = _null_band(base, key, row_id, cut, descending)
+        result = await connection.execute(query.limit(limit - len(rows)))
+        rows.extend(result.mappings().all())
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+__all__ = ["Position", "bind", "keyset_rows"]
