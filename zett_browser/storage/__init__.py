@@ -56,6 +56,7 @@ from .errors import (
     StorePermissionError,
     StoreTimeoutError,
 )
+from .rows import StoreDataError
 from .sync import SyncObject, SyncRuntime
 
 __all__ = [
@@ -94,6 +95,7 @@ __all__ = [
     "StoreConnectionError",
     "StoreTimeoutError",
     "StoreCorruptError",
+    "StoreDataError",
     "StoreError",
     "StoreIsDirectoryError",
     "StoreLockedError",

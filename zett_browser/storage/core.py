@@ -32,7 +32,7 @@ from ..model.records import ContextSnapshot, SessionSummary
 from . import schema
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
-from .rows import StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
+from .rows import StoreDataError, StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
 from .sync import SyncObject, SyncRuntime
 
 T = TypeVar("T")
@@ -317,7 +317,11 @@ class SessionStorageCore:
     def _snapshot(row: Mapping[Any, Any]) -> ContextSnapshot:
         info = snapshot_info_from_row(row)
         if info.problems or not isinstance(info.message, CompactedMessage):
-            raise ValueError("Context snapshot must contain exactly one CompactedMessage")
+            # A StoreError for the browser, still the ValueError zett-agent raises here.
+            why = "; ".join(info.problems) or "not a CompactedMessage"
+            raise StoreDataError(
+                f"Context snapshot must contain exactly one CompactedMessage (version {info.version}: {why:.200})"
+            )
         assert info.created_at is not None and info.updated_at is not None
         return ContextSnapshot(
             id=info.id,

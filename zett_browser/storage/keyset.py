@@ -20,7 +20,7 @@ from sqlalchemy import LargeBinary, Text, and_, cast, literal, or_
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import ColumnElement, Select
 
-from .rows import BadText, RawValue
+from .rows import BadText
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,9 @@ def bind(value: Any) -> ColumnElement[Any]:
         return value
     if isinstance(value, BadText):
         return cast(literal(value.raw, LargeBinary()), Text())
-    return literal(value, RawValue())
+    # Typed by the Python value (an int stays an integer parameter: PostgreSQL refuses
+    # to compare an integer column with a text one).
+    return literal(value)
 
 
 def _value_band(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import case, func, select, type_coerce
@@ -36,8 +37,8 @@ _LARGEST = 2**63 - 1
 
 
 def _as_int(value: Any) -> int | None:
-    """A stored number as int; anything else (text, a blob, NaN) as None."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    """A stored number (MySQL sums are Decimal) as int; anything else (text, a blob, NaN) as None."""
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
         return int(value)
     return None
 
@@ -115,7 +116,7 @@ class RawLogQueries(SessionStorageCore):
         """The keyset position of a page edge: the stored sequence of ``row_id`` when it exists."""
         if row_id is not None:
             statement = select(type_coerce(raw_t.c.sequence, RawValue())).where(
-                raw_t.c.id == bind(row_id), raw_t.c.session_id == session_id
+                raw_t.c.id == bind(row_id), raw_t.c.session_id == bind(session_id)
             )
             found = (await connection.execute(statement)).first()
             if found is not None:
@@ -128,7 +129,7 @@ class RawLogQueries(SessionStorageCore):
     async def _raw_rows(
         self, connection: AsyncConnection, session_id: str, edge: Position | None, *, descending: bool, limit: int
     ) -> Sequence[Mapping[Any, Any]]:
-        base = select(*RAW_COLUMNS).where(raw_t.c.session_id == session_id)
+        base = select(*RAW_COLUMNS).where(raw_t.c.session_id == bind(session_id))
         return await keyset_rows(
             connection,
             base,
@@ -146,7 +147,9 @@ class RawLogQueries(SessionStorageCore):
         ``count`` counts every row, also those whose sequence is NULL or not a number
         (they are paged too, see :meth:`raw_page`); the bounds are integers or None.
         """
-        number = case((raw_t.c.sequence <= _LARGEST, raw_t.c.sequence))  # text and blobs sort above numbers
+        number: Any = raw_t.c.sequence
+        if self.target.dialect == "sqlite":  # only SQLite lets text into an INTEGER column
+            number = case((raw_t.c.sequence <= _LARGEST, raw_t.c.sequence))
         statement = select(func.min(number), func.max(number), func.count()).where(raw_t.c.session_id == session_id)
 
         async def work(connection: AsyncConnection) -> RawLogBounds:

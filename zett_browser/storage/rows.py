@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import ValidationError
@@ -140,7 +141,7 @@ def record_from_row(row: Mapping[Any, Any]) -> RawMessageRecord:
     elif isinstance(message, CompactedMessage):
         problems.append("a checkpoint (kind 5) is stored in the Raw Log")
     record = RawMessageRecord(
-        id=str(row["id"]),
+        id=row["id"] if isinstance(row["id"], str) else str(row["id"]),  # BadText stays findable
         session_id=str(row["session_id"]),
         request_id=str(row["request_id"]),
         sequence=_int(row, "sequence", problems) or 0,
@@ -188,7 +189,7 @@ def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
 
 def _count(value: Any) -> int:
     """A correlated count or last sequence; anything odd (a text sequence's max) is 0."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
         return int(value)
     return 0
 
@@ -202,7 +203,7 @@ def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
     if not isinstance(row["message_count"], int):
         problems.append(f"the last sequence is not an integer: {row['message_count']!r:.40}")
     return SessionNode(
-        session_id=str(row["id"]),
+        session_id=row["id"] if isinstance(row["id"], str) else str(row["id"]),  # BadText stays findable
         parent_session_id=row["parent_session_id"],
         session_type=session_type,
         title=row["title"],

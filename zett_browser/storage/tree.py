@@ -159,7 +159,7 @@ class TreeQueries(SessionStorageCore):
 
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
             members = await self._cycle_of(connection, session_id)
-            where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == session_id]
+            where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
             if members:
                 representative = await connection.scalar(
                     select(func.min(sessions_t.c.id)).where(sessions_t.c.id.in_([bind(m) for m in members]))
