@@ -180,3 +180,39 @@ def shift_sequences(path: Path, session_id: str, delta: int) -> None:
     """Add ``delta`` to every sequence of a session (negative: sequences <= 0 appear)."""
     drop_index(path, "ux_raw_session_sequence")
     execute(path, "update raw_messages set sequence = sequence + ? where session_id=?", delta, session_id)
+
+
+def bad_text(path: Path, table: str, column: str, row_id: str, data: bytes = INVALID_UTF8) -> None:
+    """Store ``data`` (not UTF-8) as TEXT in one row's column, as a careless writer could."""
+    changed = execute(path, f"update {table} set {column} = cast(? as text) where id=?", data, row_id)
+    assert changed == 1, f"no row {row_id} in {table}"
+
+
+def raw_id(path: Path, session_id: str, sequence: int) -> str:
+    """The id of one Raw Log row."""
+    rows = query(path, "select id from raw_messages where session_id=? and sequence=?", session_id, sequence)
+    return bytes(rows[0][0]).decode()
+
+
+def widen(path: Path, parent: str = DELEGATING_PARENT) -> list[str]:
+    """Re-parent three roots of ``storage_api`` under ``parent`` so children span pages."""
+    moved = [NIGHTLY, EMPTY, PAGINATION]
+    for session_id in moved:
+        set_parent(path, session_id, parent)
+    return moved
+
+
+def truth(path: Path) -> tuple[set[str], dict[str, set[str]]]:
+    """Every session id and every Raw Log id per session, read with the stdlib alone.
+
+    Text that is not UTF-8 is decoded with U+FFFD, as the browser shows it.
+    """
+
+    def text(value: Any) -> str:
+        return bytes(value).decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+    sessions = {text(row[0]) for row in query(path, "select id from agent_sessions")}
+    raw: dict[str, set[str]] = {session: set() for session in sessions}
+    for session_id, message_id in query(path, "select session_id, id from raw_messages"):
+        raw.setdefault(text(session_id), set()).add(text(message_id))
+    return sessions, raw
