@@ -6,8 +6,8 @@ the storage with tiny pages (so the bad row sits on page edges): the whole tree 
 children, orphans), each session's Raw Log forwards and backwards, and every documented
 and browsing method. It asserts that
 
-- no call raises anything but a typed ``StoreError`` (only ``load`` of an unreadable
-  latest snapshot may, as zett-agent raises there too),
+- no call raises (only ``load`` of an unreadable latest snapshot raises, a typed
+  ``StoreDataError``, as zett-agent raises a ``ValueError`` there),
 - every session appears exactly once in the tree and every Raw Log row exactly once in
   each direction (compared with what the stdlib reads from the same file),
 - the damaged row or session carries a problem saying what is wrong,
@@ -30,7 +30,6 @@ from zett_browser.storage import (
     SessionNode,
     SQLSessionStorage,
     StoreDataError,
-    StoreError,
     open_store,
 )
 
