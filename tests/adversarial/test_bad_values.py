@@ -391,3 +391,42 @@ async def test_ancestors_end_and_mark_a_cycle(tmp_path: Path) -> None:
         assert [n.session_id for n in orphans if n.problems] == [d.DELEGATING_PARENT]
     finally:
         await storage.close()
+
+
+async def test_the_app_shows_every_session_and_a_page_of_a_damaged_store(tmp_path: Path) -> None:
+    """Pilot: a bad newest key, a cycle and a non-UTF-8 title leave the tree and a page readable."""
+    from textual.widgets.tree import TreeNode
+
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.app import make_app
+    from zett_browser.widgets.rawlog import RawLogView
+    from zett_browser.widgets.session_tree import SessionTree
+
+    path = d.copy_fixture("storage_api", tmp_path)
+    d.bad_session_time(path, d.PAGINATION, "updated_at", "yesterday-ish")  # sorts first: opened at start
+    d.bad_message_value(path, d.PAGINATION, 2, "created_at", "0001-01-01T00:00:00+05:00")
+    d.bad_text(path, "agent_sessions", "title", d.KITCHEN_SINK)
+    d.set_parent(path, d.NIGHTLY, d.EMPTY)
+    d.set_parent(path, d.EMPTY, d.NIGHTLY)
+    before = d.sha256(path)
+    app = make_app(str(path), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        records = app.screen.query_one(RawLogView).records
+        assert [r.sequence for r in records] == list(range(1, 51))
+        assert records[1].problems
+        orphans = tree.orphans
+        assert orphans is not None
+        orphans.expand()
+        await settle(pilot)
+
+        def shown(node: TreeNode[object]) -> list[str]:
+            ids = [child.data.session_id for child in node.children if isinstance(child.data, SessionNode)]
+            return ids + [i for child in node.children for i in shown(child)]  # type: ignore[arg-type]
+
+        top = shown(tree.root)  # type: ignore[arg-type]
+        assert d.PAGINATION in top and d.NIGHTLY in top and d.EMPTY not in top
+        labels = {str(child.label) for child in orphans.children}
+        assert any("parent cycle" in label for label in labels)
+    assert d.sha256(path) == before

@@ -57,6 +57,8 @@ def node_label(node: SessionNode, now: datetime) -> Text:
     if node.session_type:
         label.append(" · ").append(f"type {node.session_type}", style="blue")
     label.append(" · ").append(relative_time(node.updated_at, now), style="dim")
+    if node.problems:  # a damaged row is shown, never hidden: say what is wrong with it
+        label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style="red")
     return label
 
 
