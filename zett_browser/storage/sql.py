@@ -37,6 +37,7 @@ from .engine import Target, check_sqlite_file, create_server_engine, create_sqli
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreError, StoreLockedError
 from .ids import new_uuid7
 from .rows import StoredDateTime, record_from_row, snapshot_info_from_row, summary_from_row
+from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
 
 T = TypeVar("T")
@@ -160,6 +161,8 @@ class SessionStorageCore:
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.
         self.path: Path | None = self.target.path
+        #: The -wal/-shm files beside a browsed SQLite store before we opened it.
+        self._sidecars = SidecarGuard.record(self.path) if read_only and self.path is not None else None
         if self.path is not None:
             if read_only:
                 check_sqlite_file(self.path)
@@ -186,9 +189,9 @@ class SessionStorageCore:
         return self.target.display()
 
     @property
-    def _secret(self) -> str | None:
-        """The server password, masked wherever a driver's message repeats it."""
-        return self.target.url.password if self.target.url is not None else None  # type: ignore[return-value]
+    def _secret(self) -> tuple[str, ...]:
+        """The URL's password and query secrets, masked wherever a driver's message repeats them."""
+        return self.target.secrets
 
     def _engine(self) -> AsyncEngine:
         loop = asyncio.get_running_loop()
@@ -320,6 +323,8 @@ class SessionStorageCore:
             else:
                 future = asyncio.run_coroutine_threadsafe(engine.dispose(), loop)
                 await asyncio.wrap_future(future)
+        if self._sidecars is not None:
+            self._sidecars.release()  # remove the -wal/-shm our mode=ro browse created, if unused
 
     def sync(self, *, runtime: SyncRuntime | None = None) -> SyncObject[Self]:
         """Return a context-managed synchronous view; optionally share a runtime.
@@ -334,6 +339,8 @@ class SessionStorageCore:
         engine = self._engines.pop(asyncio.get_running_loop(), None)
         if engine is not None:
             await engine.dispose()
+        if self._sidecars is not None and not self._engines:
+            self._sidecars.release()
 
     # ------------------------------------------------------------------ documented API
 
