@@ -109,7 +109,8 @@ class Target:
             return clean(self.path.resolve())
         assert self.url is not None
         query = {key: (MASK if _SECRET_KEY.search(key) else value) for key, value in self.url.query.items()}
-        return clean(scrub(self.url.set(query=query).render_as_string(hide_password=True), self.secrets))
+        shown = self.url.set(query=query).render_as_string(hide_password=True).replace(quote(MASK, safe=""), MASK)
+        return clean(scrub(shown, self.secrets))
 
 
 def _check_backend(url: URL) -> None:
