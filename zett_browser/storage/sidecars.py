@@ -79,6 +79,25 @@ def other_process_attached(shm_fd: int) -> bool:
     return struct.unpack(_FLOCK, answer)[0] != fcntl.F_UNLCK
 
 
+def _open_for_locking(shm: Path) -> int:
+    """Open ``shm`` read-write (a write lock needs it).
+
+    SQLite gives the sidecars the store's permission bits, so beside a store the user
+    may only read (``0444``) the ``-shm`` we created is ``0444`` too: being its owner, we
+    may add our write bit for the moment of the check.
+    """
+    try:
+        return os.open(shm, os.O_RDWR | os.O_NOFOLLOW)
+    except PermissionError:
+        mode = os.stat(shm, follow_symlinks=False).st_mode
+        os.chmod(shm, mode | 0o200)
+        try:
+            return os.open(shm, os.O_RDWR | os.O_NOFOLLOW)
+        finally:
+            if shm.exists():
+                os.chmod(shm, mode)
+
+
 @dataclass(slots=True)
 class SidecarGuard:
     """What existed beside a SQLite store when it was opened for browsing."""
@@ -115,7 +134,7 @@ class SidecarGuard:
         wal_size = os.stat(self.wal).st_size if self.wal.exists() else 0
         if wal_size != 0:
             return []  # a writer's commits live only there
-        fd = os.open(self.shm, os.O_RDWR | os.O_NOFOLLOW)
+        fd = _open_for_locking(self.shm)
         try:
             if _identity(self.shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
                 return []
