@@ -3,25 +3,67 @@
 ``zett-browser [STORE] [--session ID] [--seq N] [--page-size N]`` browses a store read-only;
 ``zett-browser demo [PATH] [--keep] [--live]`` writes the demo store and opens it; with
 ``--live`` a scripted conversation keeps being written and compacted while you watch.
+
+Bad input is one line on stderr and exit status 2, with nothing created: argparse's own
+errors too (:class:`OneLineParser`). The start-up check opens the store with
+:func:`open_store` and runs :func:`preflight` before Textual is even imported; the app is
+built only when it will run. Every value printed goes through :func:`zett_browser.text.clean`
+(a store path or a title may hold ESC), and every secret of a URL is masked, also in
+``--debug`` tracebacks.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import shutil
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
-from .storage import SQLSessionStorage, StoreError
+from .storage import SQLSessionStorage, StoreError, open_store
+from .storage.engine import Target, scrub
+from .text import clean
+
+PROG = "zett-browser"
+#: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
+MAX_PAGE_SIZE = 1000
+DEFAULT_PAGE_SIZE = 50
+#: Sequences are SQLite/SQL INTEGERs: at most 2^63 - 1.
+MAX_SEQUENCE = 2**63 - 1
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``zett-browser: <message> (see --help)``)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {one_line(message)} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def bounded(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text[:40]}")
+        return value
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="zett-browser",
+    parser = OneLineParser(
+        prog=PROG,
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
         epilog="Run `zett-browser demo` to try it on a built-in demo store.",
     )
@@ -32,32 +74,84 @@ def build_parser() -> argparse.ArgumentParser:
         help="SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)",
     )
     parser.add_argument("--session", metavar="ID", help="open this session")
-    parser.add_argument("--seq", metavar="N", type=int, help="open the page holding sequence N")
-    parser.add_argument("--page-size", metavar="N", type=int, default=50, help="messages per page (default 50)")
+    parser.add_argument(
+        "--seq", metavar="N", type=bounded(1, MAX_SEQUENCE), help="open the page holding sequence N (needs --session)"
+    )
+    add_page_size(parser)
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
     parser.add_argument("--version", action="version", version=f"zett-browser {__version__}")
     return parser
 
 
-async def preflight(storage: SQLSessionStorage, session: str | None) -> str | None:
-    """Check the store (and the session) before the UI starts; return an error line or None."""
+def add_page_size(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--page-size",
+        metavar="N",
+        type=bounded(1, MAX_PAGE_SIZE),
+        default=DEFAULT_PAGE_SIZE,
+        help=f"messages per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})",
+    )
+
+
+def one_line(text: object) -> str:
+    """``text`` cleaned of control characters and folded onto one line."""
+    return " ".join(clean(text).split())
+
+
+def secrets_of(store: str | None) -> tuple[str, ...]:
+    """The secrets in the STORE argument, even when it does not parse as a URL."""
+    if store is None or "://" not in store:
+        return ()
     try:
-        if session is not None:
-            if await storage.get_node(session) is None:
-                return f"no session {session!r} in {storage.display_name}"
-        else:
+        from sqlalchemy.engine import make_url
+
+        return Target(None, make_url(store)).secrets
+    except Exception:  # noqa: BLE001 - a malformed URL: fall back to a pattern
+        found = re.findall(r"://[^/@]*?:([^/@]+)@", store)
+        found += re.findall(r"(?i)[?&][^=&]*(?:pass|pwd|secret|token|key|auth)[^=&]*=([^&#]+)", store)
+        return tuple(found)
+
+
+def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> int:
+    """Print ``error`` as one line (after a scrubbed traceback with ``--debug``); return 2."""
+    if debug:
+        trace = "".join(traceback.format_exception(error))
+        print(clean(scrub(trace, secrets)).rstrip("\n"), file=sys.stderr)
+    print(f"{PROG}: {one_line(scrub(str(error), secrets))}", file=sys.stderr)
+    return 2
+
+
+async def preflight(storage: SQLSessionStorage, session: str | None, seq: int | None = None) -> str | None:
+    """Check the store (and the session, and the sequence) before the UI starts.
+
+    Returns an error line, or None when the app can start. Closes the storage.
+    """
+    try:
+        if session is None:
             await storage.list_roots(limit=1)
+            return None
+        shown = one_line(repr(session)[:120])
+        if await storage.get_node(session) is None:
+            return f"no session {shown} in {storage.display_name}"
+        if seq is not None:
+            bounds = await storage.raw_bounds(session)
+            if bounds.last_sequence is None:
+                return f"--seq {seq}: session {shown} has no messages"
+            if seq > bounds.last_sequence:
+                return f"--seq {seq} is past the end: session {shown} ends at #{bounds.last_sequence}"
+        return None
     finally:
         await storage.close()
-    return None
 
 
 def build_demo_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="zett-browser demo",
+    parser = OneLineParser(
+        prog=f"{PROG} demo",
         description="Write a demo store (realistic agent history, through the storage API) and open it.",
     )
-    parser.add_argument("path", nargs="?", type=Path, help="where to write the store (default: a temporary directory)")
+    parser.add_argument(
+        "path", nargs="?", type=Path, help="where to write the store, a new file (default: a temporary directory)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary store after exit and print its path")
     parser.add_argument(
         "--live",
@@ -65,23 +159,26 @@ def build_demo_parser() -> argparse.ArgumentParser:
         help="play a conversation into the store while you watch, compacting it as zett-agent does "
         "(s pauses and resumes, + and - change the speed)",
     )
-    parser.add_argument("--page-size", metavar="N", type=int, default=50, help="messages per page (default 50)")
+    add_page_size(parser)
     return parser
 
 
 def run_demo(argv: list[str]) -> int:
     """Write the demo store, then browse it read-only like any other store."""
-    from .app import make_app
-    from .demo import build_demo_store
-    from .live_demo import LiveDemo
+    from .demo import build_demo_store, demo_path_problem
 
     args = build_demo_parser().parse_args(argv)
+    if args.path is not None and (problem := demo_path_problem(args.path)) is not None:
+        print(f"{PROG} demo: {one_line(problem)}", file=sys.stderr)
+        return 2
     directory = None
     if args.path is None:
         directory = Path(tempfile.mkdtemp(prefix="zett-browser-demo-"))
         path = directory / "demo.sqlite3"
     else:
         path = args.path
+    from .live_demo import LiveDemo
+
     live = LiveDemo(str(path)) if args.live else None
 
     async def prepare() -> None:
@@ -91,45 +188,54 @@ def run_demo(argv: list[str]) -> int:
             await live.close()
 
     try:
-        asyncio.run(prepare())
-    except FileExistsError as error:
-        print(f"zett-browser: {error}", file=sys.stderr)
-        return 2
-    try:
+        try:
+            asyncio.run(prepare())
+            storage = open_store(path)
+        except (OSError, StoreError) as error:
+            print(f"{PROG} demo: {one_line(error)}", file=sys.stderr)
+            return 2
         session = live.session_id if live is not None else None
-        make_app(str(path), page_size=args.page_size, live=live, session=session).run()
+        return run_app(storage, session=session, seq=None, page_size=args.page_size, live=live)
     finally:
         if directory is not None and not args.keep:
             shutil.rmtree(directory, ignore_errors=True)
         elif directory is not None:
-            print(f"zett-browser: the demo store is kept at {path}")
-    return 0
+            print(f"{PROG}: the demo store is kept at {clean(path)}")
+
+
+def run_app(storage: SQLSessionStorage, *, session: str | None, seq: int | None, page_size: int, live: object) -> int:
+    """Build the Textual app (imported only now) and run it until it exits."""
+    from .app import make_app
+
+    app = make_app(storage, session=session, seq=seq, page_size=page_size, live=live)  # type: ignore[arg-type]
+    try:
+        app.run()
+    finally:
+        # The app closes its storage on unmount; closing again is harmless and makes
+        # sure the -wal/-shm files a browse created are removed whatever stopped it.
+        asyncio.run(storage.close())
+    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the app; a store that cannot be browsed is one line on stderr and exit status 2."""
+    """Run the app; bad input or a store that cannot be browsed is one line and exit status 2."""
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
-    args = build_parser().parse_args(arguments)
-    if args.page_size < 1:
-        print("zett-browser: --page-size must be a positive number", file=sys.stderr)
-        return 2
-    from .app import make_app
-
+    parser = build_parser()
+    args = parser.parse_args(arguments)
+    if args.seq is not None and args.session is None:
+        parser.error("--seq needs --session ID: sequences number the messages of one session")
+    secrets = secrets_of(args.store)
     try:
-        app = make_app(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
-        problem = asyncio.run(preflight(app.storage, args.session))
+        storage = open_store(args.store)
+        problem = asyncio.run(preflight(storage, args.session, args.seq))
     except StoreError as error:
-        if args.debug:
-            traceback.print_exc()
-        print(f"zett-browser: {error}", file=sys.stderr)
-        return 2
+        return report(error, debug=args.debug, secrets=secrets)
     if problem is not None:
-        print(f"zett-browser: {problem}", file=sys.stderr)
+        print(f"{PROG}: {one_line(scrub(problem, secrets))}", file=sys.stderr)
         return 2
-    app.run()
-    return 0
+    return run_app(storage, session=args.session, seq=args.seq, page_size=args.page_size, live=None)
 
 
 if __name__ == "__main__":

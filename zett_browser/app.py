@@ -17,6 +17,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .lifecycle import install_exit_signals
 from .screens.main import MainScreen
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
 
@@ -63,6 +64,7 @@ class ZettBrowserApp(App[None]):
         return isinstance(error, StoreConnectionError)
 
     def on_mount(self) -> None:
+        install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
         screen = MainScreen()
         self.push_screen(screen)
         if self.live is not None:

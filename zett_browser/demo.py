@@ -33,6 +33,7 @@ from .model import (
     UserMessage,
 )
 from .storage import SQLiteSessionStorage
+from .text import clean
 
 #: A 1×1 PNG, small but real.
 PIXEL_PNG = bytes.fromhex(
@@ -318,6 +319,19 @@ async def _small_sessions(storage: SQLiteSessionStorage, start: datetime) -> Non
     await cron.assistant(calls=(audit,))
     await cron.tool(audit, "No known vulnerabilities found")
     await cron.assistant("No known vulnerabilities.")
+
+
+def demo_path_problem(path: Path) -> str | None:
+    """Why the demo cannot write a new store at ``path`` (checked before anything is written), or None."""
+    shown = clean(path)
+    parent = path.absolute().parent
+    if path.is_dir():
+        return f"{shown} is a directory; give the path of a new file, e.g. {clean(path / 'demo.sqlite3')}"
+    if path.exists() or path.is_symlink():
+        return f"{shown} already exists; the demo writes a new store and never overwrites a file"
+    if not parent.is_dir():
+        return f"{clean(parent)} does not exist or is not a directory; the demo creates no directories"
+    return None
 
 
 async def build_demo_store(path: Path | str, *, now: datetime | None = None) -> Path:

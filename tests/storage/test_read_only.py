@@ -23,7 +23,6 @@ from zett_browser.storage import (
     StoreIsDirectoryError,
     StoreLockedError,
     StoreNotFoundError,
-    StorePermissionError,
     UserMessage,
     open_store,
 )
@@ -165,18 +164,6 @@ def test_unreadable_file_is_a_permission_error(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert "PERMISSION: Cannot read" in result.stdout, result.stderr
     store.chmod(0o644)
-
-
-def test_permission_error_type_directly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = tmp_path / "s.sqlite3"
-    shutil.copy(FIXTURES / "empty.sqlite3", store)
-
-    def refuse(self: Path, *args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(Path, "open", refuse)
-    with pytest.raises(StorePermissionError, match="permission denied"):
-        open_store(store)
 
 
 async def test_every_write_method_is_refused_when_browsing(tmp_path: Path) -> None:

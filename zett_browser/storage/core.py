@@ -33,6 +33,7 @@ from . import schema
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
 from .rows import StoreDataError, StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
+from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
 
 T = TypeVar("T")
@@ -108,6 +109,8 @@ class SessionStorageCore:
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.
         self.path: Path | None = self.target.path
+        #: The -wal/-shm files beside a browsed SQLite store before we opened it.
+        self._sidecars = SidecarGuard.record(self.path) if read_only and self.path is not None else None
         if self.path is not None:
             if read_only:
                 check_sqlite_file(self.path)
@@ -134,9 +137,9 @@ class SessionStorageCore:
         return self.target.display()
 
     @property
-    def _secret(self) -> str | None:
-        """The server password, masked wherever a driver's message repeats it."""
-        return self.target.url.password if self.target.url is not None else None  # type: ignore[return-value]
+    def _secret(self) -> tuple[str, ...]:
+        """The URL's password and query secrets, masked wherever a driver's message repeats them."""
+        return self.target.secrets
 
     def _engine(self) -> AsyncEngine:
         loop = asyncio.get_running_loop()
@@ -274,6 +277,8 @@ class SessionStorageCore:
             else:
                 future = asyncio.run_coroutine_threadsafe(engine.dispose(), loop)
                 await asyncio.wrap_future(future)
+        if self._sidecars is not None:
+            self._sidecars.release()  # remove the -wal/-shm our mode=ro browse created, if unused
 
     def sync(self, *, runtime: SyncRuntime | None = None) -> SyncObject[Self]:
         """Return a context-managed synchronous view; optionally share a runtime.
@@ -288,6 +293,8 @@ class SessionStorageCore:
         engine = self._engines.pop(asyncio.get_running_loop(), None)
         if engine is not None:
             await engine.dispose()
+        if self._sidecars is not None and not self._engines:
+            self._sidecars.release()
 
     # ------------------------------------------------------------------ shared helpers
 

@@ -5,11 +5,16 @@ are opened through a ``file:`` URI built from the quoted path, never through a s
 URL: SQLAlchemy percent-decodes a string URL's database part, so a path holding ``?``,
 ``#`` or ``%`` would open (and possibly create) a different file.
 
-Opened for browsing, a SQLite store is connected with ``mode=rw`` plus
-``PRAGMA query_only=ON`` when the user may write the file (SQLite then removes the
-``-wal``/``-shm`` files it needed when it closes), or ``mode=ro`` when not. Neither mode
+Opened for browsing, a SQLite store is always connected with ``mode=ro`` (plus
+``PRAGMA query_only=ON``): the file is opened ``O_RDONLY``, so closing can never
+checkpoint a writer's WAL into it. ``mode=rw`` did exactly that when the last connection
+closed after an agent had written, changing the store's bytes (and corrupting a file
+restored from a backup meanwhile); Python 3.11 has no ``Connection.setconfig`` to set
+``SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE``. The ``-wal``/``-shm`` files ``mode=ro`` leaves
+behind are removed by :mod:`.sidecars` when that is provably safe. ``mode=ro`` never
 creates a missing file. ``immutable=1`` is never used: it ignores the WAL of a running
-agent.
+agent. Only regular files are opened: a FIFO, socket or device is refused after a
+``stat`` (reading a FIFO's "header" would block forever).
 
 A server store (PostgreSQL through psycopg 3, MySQL/MariaDB through aiomysql) gets a
 small pool with pre-ping (a connection lost while idle is replaced at the next call),
@@ -21,11 +26,14 @@ TRANSACTION READ ONLY`` on MySQL), so a write cannot happen even by mistake.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import aiosqlite
 from sqlalchemy import event
@@ -34,8 +42,10 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 
+from ..text import clean
 from .errors import (
     DEFAULT_STORE_HINT,
+    NotAFileError,
     NotSQLiteError,
     NotZettStoreError,
     ReadOnlyStoreError,
@@ -64,6 +74,12 @@ CONNECT_TIMEOUT_S = 10
 STATEMENT_TIMEOUT_S = 30
 
 
+#: Query keys whose values are secrets (``?password=``, ``sslpassword``, ``token``, ``api_key``...):
+#: masked like the user-info password wherever the URL or a driver's text is shown.
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token|key|auth|credential|signature", re.IGNORECASE)
+MASK = "***"
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """Where a store lives: a SQLite file, or a server URL."""
@@ -76,19 +92,54 @@ class Target:
         """``sqlite`` for a file, otherwise the URL's backend name."""
         return "sqlite" if self.path is not None else self.url.get_backend_name()  # type: ignore[union-attr]
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The URL's password and every secret-looking query value (none for a file)."""
+        if self.url is None:
+            return ()
+        found = [str(self.url.password)] if self.url.password else []
+        for key, value in self.url.query.items():
+            if _SECRET_KEY.search(key):
+                found.extend(v for v in ((value,) if isinstance(value, str) else value) if v)
+        return tuple(found)
+
     def display(self) -> str:
-        """The target for people: a path, or the URL with its password masked."""
+        """The target for people, cleaned: the resolved path, or the URL with its secrets masked."""
         if self.path is not None:
-            return str(self.path)
+            return clean(self.path.resolve())
         assert self.url is not None
-        return self.url.render_as_string(hide_password=True)
+        query = {key: (MASK if _SECRET_KEY.search(key) else value) for key, value in self.url.query.items()}
+        shown = self.url.set(query=query).render_as_string(hide_password=True).replace(quote(MASK, safe=""), MASK)
+        return clean(scrub(shown, self.secrets))
+
+
+def _check_backend(url: URL) -> None:
+    """Refuse a URL naming an unknown backend or a synchronous driver, in one sentence."""
+    shown = clean(scrub(url.render_as_string(hide_password=True), Target(None, url).secrets))
+    try:
+        dialect = url._get_entrypoint().get_async_dialect_cls(url)
+    except NoSuchModuleError:
+        backend = url.get_backend_name()
+        if backend in DRIVER_EXTRAS or backend == "sqlite":
+            raise StoreError(f"Unknown {backend} driver {url.get_driver_name()!r} in {shown}") from None
+        raise StoreError(
+            f"Unknown database backend {backend!r} in {shown}: zett-browser reads SQLite files "
+            "and postgresql:// or mysql:// (mariadb://) URLs"
+        ) from None
+    if not dialect.is_async:
+        backend = url.get_backend_name()
+        advice = f"; use {backend}+{DEFAULT_DRIVERS[backend]}://" if backend in DEFAULT_DRIVERS else ""
+        raise StoreError(
+            f"{url.get_driver_name()!r} in {shown} is a synchronous driver; zett-browser needs an asyncio one{advice}"
+        )
 
 
 def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
     """Turn a path, URL or None (zett-agent's default store) into a :class:`Target`.
 
     Raises:
-        StoreError: The string looks like a URL but cannot be parsed.
+        StoreError: The string looks like a URL but cannot be parsed, names an unknown
+            backend or a synchronous driver, or names no database.
     """
     if target is None:
         return Target(path=DEFAULT_PATH.expanduser(), url=None)
@@ -98,7 +149,7 @@ def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
         try:
             url = make_url(target)
         except (ArgumentError, ValueError) as error:
-            raise StoreError(f"Not a valid database URL: {error}") from None
+            raise StoreError(f"Not a valid database URL: {clean(error)}") from None
     else:
         return Target(path=Path(target).expanduser().absolute(), url=None)
     if url.get_backend_name() == "sqlite":
@@ -108,30 +159,66 @@ def parse_target(target: str | os.PathLike[str] | URL | None) -> Target:
     if "+" not in url.drivername and url.drivername in DEFAULT_DRIVERS:
         backend = "postgresql" if url.drivername == "postgres" else url.drivername
         url = url.set(drivername=f"{backend}+{DEFAULT_DRIVERS[url.drivername]}")
+    _check_backend(url)
     if not url.database:
-        raise StoreError(f"The URL {url.render_as_string(hide_password=True)} names no database")
+        raise StoreError(f"The URL {Target(None, url).display()} names no database")
     return Target(path=None, url=url)
 
 
 def check_sqlite_file(path: Path) -> None:
     """Check, without creating or changing anything, that ``path`` can be browsed.
 
+    The path is ``stat``-ed before anything opens it: only a regular file is read (a
+    FIFO would block the read of its header forever; a device or socket is no store).
+
     Raises:
-        StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError
+        StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError,
+        NotAFileError
     """
-    if path.is_dir():
-        raise StoreIsDirectoryError(f"{path} is a directory, not a zett-agent store")
+    shown = clean(path)
     try:
-        with path.open("rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise StoreNotFoundError(f"No store at {path}: the file does not exist ({DEFAULT_STORE_HINT})") from None
+        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
     except PermissionError:
-        raise StorePermissionError(f"Cannot read {path}: permission denied") from None
+        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
     except OSError as error:
-        raise StoreError(f"Cannot read {path}: {error.strerror or error}") from None
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    if stat.S_ISDIR(mode):
+        raise StoreIsDirectoryError(f"{shown} is a directory, not a zett-agent store")
+    if not stat.S_ISREG(mode):
+        raise NotAFileError(f"{shown} is a {_file_kind(mode)}, not a zett-agent store file; nothing was opened")
+    try:
+        # O_NONBLOCK: should the path become a FIFO after the stat, the open cannot hang.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
+    except PermissionError:
+        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFileError(f"{shown} is not a regular file; nothing was read")
+        header = os.read(fd, len(SQLITE_HEADER))
+    except OSError as error:
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    finally:
+        os.close(fd)
     if header and header != SQLITE_HEADER:
-        raise NotSQLiteError(f"{path} is not a SQLite database")
+        raise NotSQLiteError(f"{shown} is not a SQLite database")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    return "special file"
 
 
 def sqlite_uri(path: Path, mode: str) -> str:
@@ -140,8 +227,8 @@ def sqlite_uri(path: Path, mode: str) -> str:
 
 
 def browse_mode(path: Path) -> str:
-    """``rw`` (with query_only) when the user may write the file, else ``ro``."""
-    return "rw" if os.access(path, os.W_OK) else "ro"
+    """Always ``ro``: see the module docstring for why ``rw`` + ``query_only`` is not enough."""
+    return "ro"
 
 
 def create_sqlite_engine(path: Path, *, read_only: bool) -> AsyncEngine:
@@ -245,6 +332,11 @@ def create_server_engine(url: URL, *, read_only: bool = True) -> AsyncEngine:
         extra = DRIVER_EXTRAS.get(backend)
         hint = f'; install it with pip install "zett-browser[{extra}]"' if extra else ""
         raise StoreError(f"The {backend} driver ({driver}) is not installed{hint}") from error
+    except (ValueError, TypeError) as error:  # e.g. ?connect_timeout=abc for aiomysql
+        target = Target(None, url)
+        raise StoreError(
+            f"Invalid connection option in {target.display()}: {clean(scrub(str(error), target.secrets))}"
+        ) from None
     if backend in ("mysql", "mariadb"):
 
         def on_connect(dbapi_connection: Any, _record: object) -> None:
@@ -279,22 +371,29 @@ _MYSQL_NO_DATABASE = 1049
 _MYSQL_TIMEOUT = (1969, 3024)
 _MYSQL_UNREACHABLE = (2002, 2003, 2005)
 _MYSQL_LOST = (2006, 2013, 2055)
+#: libpq's words for a connection option it cannot parse (``?connect_timeout=abc``).
+_BAD_OPTION = re.compile(r"bad value for|invalid connection option|invalid \w+ value|invalid value for", re.IGNORECASE)
 
 
-def scrub(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` (a password) masked."""
-    return text.replace(secret, "***") if secret else text
+def scrub(text: str, secret: str | Iterable[str] | None) -> str:
+    """``text`` with every occurrence of each secret (also percent-encoded) masked."""
+    secrets = [secret] if isinstance(secret, str) else list(secret or ())
+    forms = {form for value in secrets if value for form in (value, quote(value, safe=""), quote_plus(value))}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, MASK)
+    return text
 
 
-def translate_error(error: DBAPIError, where: str, *, secret: str | None = None) -> StoreError:
+def translate_error(error: DBAPIError, where: str, *, secret: str | Iterable[str] | None = None) -> StoreError:
     """Map a driver error to a typed :class:`StoreError` with a message for people.
 
-    ``where`` names the store as shown to people (a path, or a URL with the password
-    masked); ``secret`` is the password, masked wherever the driver's text repeats it.
+    ``where`` names the store as shown to people (a path, or a URL with its secrets
+    masked); ``secret`` is the password (or all the URL's secrets), masked wherever the
+    driver's text repeats it. The driver's text is cleaned: it may quote a store's bytes.
     """
     original = error.orig
     name = getattr(original, "sqlite_errorname", "") or ""
-    text = scrub(str(original) if original is not None else str(error), secret).strip()
+    text = clean(scrub(str(original) if original is not None else str(error), secret)).strip()
     if not isinstance(original, sqlite3.Error):
         return _translate_server_error(error, where, text)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
@@ -329,6 +428,8 @@ def _translate_server_error(error: DBAPIError, where: str, text: str) -> StoreEr
     if args and isinstance(args[0], int):
         errno = args[0]
     first_line = text.splitlines()[0] if text else type(original).__name__
+    if sqlstate is None and errno is None and _BAD_OPTION.search(first_line):
+        return StoreError(f"Invalid connection option in {where}: {first_line}")
     if sqlstate == _PG_READ_ONLY or errno == _MYSQL_READ_ONLY:
         return ReadOnlyStoreError(f"{where} is open read-only; nothing was written")
     if sqlstate in _PG_AUTH or errno == 1045 or "authentication failed" in text:

@@ -51,3 +51,7 @@ class StoreConnectionError(StoreError):
 
 class StoreTimeoutError(StoreError):
     """The database server did not answer a statement within the browsing timeout."""
+
+
+class NotAFileError(StoreError):
+    """The path names a FIFO, socket or device: refused before anything opens it."""

@@ -1,0 +1,156 @@
+"""Removes the ``-wal``/``-shm`` files a read-only browse created, when that is provably safe.
+
+Browsing opens SQLite with ``mode=ro``: the main file is opened ``O_RDONLY``, so closing
+can never checkpoint a writer's WAL into it (with ``mode=rw`` the last connection to close
+did, changing the store's bytes, and corrupting a file restored from a backup meanwhile).
+The price: on a WAL store (zett-agent's are) SQLite creates ``-wal`` and ``-shm`` beside
+the store and a read-only connection never deletes them. :class:`SidecarGuard` records at
+open which of the two existed, and after every connection of the storage is closed it
+removes the ones the browse created, only when all of these hold (measured on SQLite
+3.40.1's unix VFS):
+
+* the ``-wal`` is empty. A non-empty ``-wal`` holds commits of a writer that ran while we
+  browsed and exited without checkpointing (it could not: we were attached); those
+  commits exist nowhere else, so the file stays, and the next writer folds it in;
+* no file descriptor of this process still refers to either file (another connection of
+  this process, e.g. the live demo's writer, would lose its locks when we closed ours:
+  POSIX locks belong to the process);
+* no other process is attached: every connection using the ``-shm`` holds a shared lock
+  on its "DMS" byte (offset 128). We take a write lock on that byte without waiting; it
+  fails while anyone holds the shared lock, and while we hold it any process that opens
+  the store gets ``SQLITE_BUSY`` and retries, then creates fresh files. The files are
+  unlinked under that lock.
+
+Anything unexpected (a failed stat, lock or unlink) leaves the files where they are:
+leaving an empty ``-wal`` is untidy, deleting a live one would lose data.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Byte of the ``-shm`` file every attached connection holds a shared lock on (unix VFS:
+#: ``UNIX_SHM_DMS`` = (22 + SQLITE_SHM_NLOCK) * 4 + SQLITE_SHM_NLOCK, SQLITE_SHM_NLOCK = 8).
+SHM_DMS_OFFSET = 128
+#: ``struct flock`` on Linux x86-64/aarch64: l_type, l_whence (short), l_start, l_len (off_t), l_pid.
+_FLOCK = "hhqqi"
+
+
+def sidecar_paths(path: Path) -> tuple[Path, Path]:
+    """The ``-wal`` and ``-shm`` files SQLite uses beside ``path`` (it resolves symlinks)."""
+    real = path.resolve()
+    return real.with_name(real.name + "-wal"), real.with_name(real.name + "-shm")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _open_in_this_process(identities: set[tuple[int, int]]) -> bool | None:
+    """True if one of our file descriptors refers to one of ``identities``; None if unknown."""
+    for fd_dir in ("/proc/self/fd", "/dev/fd"):
+        try:
+            entries = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                stat = os.stat(os.path.join(fd_dir, entry))
+            except OSError:
+                continue  # the listing's own descriptor, or one closed meanwhile
+            if (stat.st_dev, stat.st_ino) in identities:
+                return True
+        return False
+    return None
+
+
+def other_process_attached(shm_fd: int) -> bool:
+    """True when another process holds a lock on the ``-shm`` DMS byte (F_GETLK)."""
+    query = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
+    answer = fcntl.fcntl(shm_fd, fcntl.F_GETLK, query)
+    lock_type: int = struct.unpack(_FLOCK, answer)[0]
+    return lock_type != fcntl.F_UNLCK
+
+
+def _open_for_locking(shm: Path) -> int:
+    """Open ``shm`` read-write (a write lock needs it).
+
+    SQLite gives the sidecars the store's permission bits, so beside a store the user
+    may only read (``0444``) the ``-shm`` we created is ``0444`` too: being its owner, we
+    may add our write bit for the moment of the check.
+    """
+    try:
+        return os.open(shm, os.O_RDWR | os.O_NOFOLLOW)
+    except PermissionError:
+        mode = os.stat(shm, follow_symlinks=False).st_mode
+        os.chmod(shm, mode | 0o200)
+        try:
+            return os.open(shm, os.O_RDWR | os.O_NOFOLLOW)
+        finally:
+            if shm.exists():
+                os.chmod(shm, mode)
+
+
+@dataclass(slots=True)
+class SidecarGuard:
+    """What existed beside a SQLite store when it was opened for browsing."""
+
+    wal: Path
+    shm: Path
+    wal_existed: bool
+    shm_existed: bool
+
+    @classmethod
+    def record(cls, path: Path) -> SidecarGuard:
+        """Note which sidecar files exist now, before the first connection."""
+        wal, shm = sidecar_paths(path)
+        return cls(wal, shm, wal.exists(), shm.exists())
+
+    def release(self) -> list[Path]:
+        """Remove the sidecars this browse created if that is safe; return what was removed.
+
+        Call it after every connection of the storage is closed. It never raises.
+        """
+        candidates = [p for p, existed in ((self.wal, self.wal_existed), (self.shm, self.shm_existed)) if not existed]
+        if not candidates or self.shm_existed:
+            # Without a -shm of our own we cannot prove nobody uses the -wal; leave both.
+            return []
+        try:
+            return self._remove_if_unused(candidates)
+        except OSError:
+            return []
+
+    def _remove_if_unused(self, candidates: list[Path]) -> list[Path]:
+        identities = {ident for ident in map(_identity, (self.wal, self.shm)) if ident is not None}
+        if not identities or _open_in_this_process(identities) is not False:
+            return []
+        wal_size = os.stat(self.wal).st_size if self.wal.exists() else 0
+        if wal_size != 0:
+            return []  # a writer's commits live only there
+        fd = _open_for_locking(self.shm)
+        try:
+            if _identity(self.shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
+                return []
+            lock = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETLK, lock)
+            except OSError:
+                return []  # another process is attached
+            if self.wal.exists() and os.stat(self.wal).st_size != 0:
+                return []
+            removed = []
+            for path in candidates:  # -wal first: a -wal without its -shm is never used
+                if path.exists():
+                    path.unlink()
+                    removed.append(path)
+            return removed
+        finally:
+            os.close(fd)  # releases the lock
