@@ -230,6 +230,8 @@ class SessionNode:
     message_count: int
     child_count: int
     snapshot_count: int
+    #: What the tree shows for an untitled session (the parent's task request), if known.
+    label_hint: str | None = None
 
     @property
     def is_root(self) -> bool:

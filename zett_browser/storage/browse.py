@@ -33,6 +33,7 @@ from ..model.records import (
     SessionTotals,
     SnapshotInfo,
 )
+from .labels import ChildLabelQueries
 from .rows import StoredDateTime, node_from_row, record_from_row, snapshot_info_from_row
 from .sql import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
 
@@ -50,7 +51,7 @@ def _naive(cursor: SessionCursor) -> Any:
     return cursor.at.astimezone(UTC).replace(tzinfo=None)
 
 
-class SQLSessionStorage(SessionStorageCore):
+class SQLSessionStorage(ChildLabelQueries, SessionStorageCore):
     """zett-agent's storage API plus the queries a history browser needs."""
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
