@@ -149,7 +149,9 @@ async def _task_requests(
         for call_id, args in _task_calls(message_json):
             if call_id in links:
                 arguments[call_id] = args
-    return {child: _request(arguments.get(call_id, {}), result_type) for call_id, (child, result_type, _) in links.items()}
+    return {
+        child: _request(arguments.get(call_id, {}), result_type) for call_id, (child, result_type, _) in links.items()
+    }
 
 
 def _data(message_json: object) -> dict[str, Any] | None:
@@ -162,9 +164,8 @@ def _data(message_json: object) -> dict[str, Any] | None:
         return None
     if isinstance(value, list) and value:
         value = value[0]
-    if isinstance(value, dict) and isinstance(value.get("data"), dict):
-        return value["data"]
-    return None
+    data = value.get("data") if isinstance(value, dict) else None
+    return data if isinstance(data, dict) else None
 
 
 def _result_link(message_json: object) -> tuple[str, str, str | None] | None:
