@@ -154,3 +154,29 @@ async def test_a_session_beyond_the_loaded_page_is_still_revealed(
             await settle(pilot)
         ids = [node.data.session_id for node in tree.root.children if isinstance(node.data, SessionNode)]
         assert sorted(ids) == [f"s{index}" for index in range(7)]
+
+
+async def test_a_live_refresh_keeps_the_childs_label(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = store_copy("agent_run", tmp_path)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        root = tree.find(AGENT_ROOT)
+        assert root is not None
+        root.expand()
+        await settle(pilot)
+        with sqlite3.connect(path) as connection:  # another process's write: the child moves on
+            connection.execute(
+                "update agent_sessions set updated_at = '2026-12-03 11:59:00.000000' where id = ?", (AGENT_CHILD,)
+            )
+        for _ in range(40):
+            await pilot.pause(0.05)
+            child = tree.find(AGENT_CHILD)
+            if child is not None and "1m ago" in str(child.label):
+                break
+        child = tree.find(AGENT_CHILD)
+        assert child is not None and "1m ago" in str(child.label), "the refresh happened"
+        assert str(child.label).startswith("researcher: Verify the word count"), str(child.label)
