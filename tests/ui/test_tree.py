@@ -180,3 +180,16 @@ async def test_a_live_refresh_keeps_the_childs_label(tmp_path: Path) -> None:
         child = tree.find(AGENT_CHILD)
         assert child is not None and "1m ago" in str(child.label), "the refresh happened"
         assert str(child.label).startswith("researcher: Verify the word count"), str(child.label)
+
+
+async def test_an_orphan_opened_at_start_is_revealed_in_its_group(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=ROOT + "6", clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert tree.orphans is not None and tree.orphans.is_expanded
+        assert cursor_id(tree) == ROOT + "6"
+        node = tree.find(ROOT + "6")
+        assert node is not None and node.parent is tree.orphans
+        orphans = [child for child in tree.orphans.children if isinstance(child.data, SessionNode)]
+        assert len(orphans) == 1, "listed once"

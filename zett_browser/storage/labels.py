@@ -142,11 +142,8 @@ async def _task_requests(
         )
         for _child, _type, sequence in links.values()
     ]
-    calls = (
-        select(raw_t.c.message_json)
-        .where(or_(*windows), func.length(raw_t.c.message_json) <= MAX_JSON_CHARS)
-        .order_by(raw_t.c.sequence)
-    )
+    # No ORDER BY: it would make SQLite walk the whole session in sequence order instead.
+    calls = select(raw_t.c.message_json).where(or_(*windows), func.length(raw_t.c.message_json) <= MAX_JSON_CHARS)
     arguments: dict[str, dict[str, Any]] = {}
     for (message_json,) in (await connection.execute(calls)).all():
         for call_id, args in _task_calls(message_json):

@@ -243,6 +243,8 @@ class SessionTree(Tree[NodeData]):
 
     def add_orphan_group(self) -> None:
         """Add the (collapsed) group that lists sessions whose parent is missing."""
+        if self.orphans is not None:  # a reveal of an orphan may have added it first
+            return
         self.orphans = self.root.add(Text("Orphaned delegated sessions", style="italic red"), data=Group("orphans"))
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
