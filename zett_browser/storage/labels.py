@@ -19,7 +19,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import LargeBinary, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.records import SessionNode
@@ -69,31 +69,41 @@ class ChildLabelQueries:
         if not wanted:
             return {}
 
-        async def work(connection: AsyncConnection) -> dict[str, str]:
-            asked = await _task_requests(connection, parent_id, wanted) if parent_id is not None else {}
-            # A call found gives the description; without one, the prompt tells more than a type.
-            missing = [session_id for session_id in wanted if not asked.get(session_id, ("", ""))[0]]
-            prompts = await _first_user_messages(connection, missing) if missing else {}
-            labels: dict[str, str] = {}
-            for session_id in wanted:
-                description, subagent_type = asked.get(session_id, ("", ""))
-                text = description or prompts.get(session_id, "")
-                if text and subagent_type:
-                    labels[session_id] = one_line(f"{subagent_type}: {text}", LABEL_CHARS)
-                elif text or subagent_type:
-                    labels[session_id] = one_line(text or subagent_type, LABEL_CHARS)
-            return labels
+        asked: dict[str, tuple[str, str]] = {}
+        if parent_id is not None:
+            asked = await self._best_effort(lambda connection: _task_requests(connection, parent_id, wanted))
+        # A call found gives the description; without one, the prompt tells more than a type.
+        missing = [session_id for session_id in wanted if not asked.get(session_id, ("", ""))[0]]
+        prompts: dict[str, str] = {}
+        if missing:
+            prompts = await self._best_effort(lambda connection: _first_user_messages(connection, missing))
+        labels: dict[str, str] = {}
+        for session_id in wanted:
+            description, subagent_type = asked.get(session_id, ("", ""))
+            text = description or prompts.get(session_id, "")
+            if text and subagent_type:
+                labels[session_id] = one_line(f"{subagent_type}: {text}", LABEL_CHARS)
+            elif text or subagent_type:
+                labels[session_id] = one_line(text or subagent_type, LABEL_CHARS)
+        return labels
 
+    async def _best_effort(self, work: Callable[[AsyncConnection], Awaitable[dict[str, T]]]) -> dict[str, T]:
+        """``work``'s result, or nothing when it fails: a label is decoration, the id still shows."""
         try:
-            return await self._read(work, consistent=True)
-        except Exception:  # noqa: BLE001 - a label is decoration; the short id still shows
+            return await self._read(work)
+        except Exception:  # noqa: BLE001
             return {}
 
 
 async def _first_user_messages(connection: AsyncConnection, session_ids: list[str]) -> dict[str, str]:
     """Each session's first user message (within its first rows), one line, cut."""
+    preview: Any = func.substr(raw_t.c.content, 1, PREVIEW_CHARS)
+    if connection.dialect.name == "sqlite":
+        # SQLite returns a TEXT value that is not UTF-8 as stored, and the driver fails on
+        # the whole result: read bytes and decode them here, so one bad row spoils nothing.
+        preview = cast(preview, LargeBinary)
     statement = (
-        select(raw_t.c.session_id, func.substr(raw_t.c.content, 1, PREVIEW_CHARS))
+        select(raw_t.c.session_id, preview)
         .where(
             raw_t.c.session_id.in_(session_ids),
             raw_t.c.sequence <= FIRST_USER_WITHIN,
@@ -102,7 +112,8 @@ async def _first_user_messages(connection: AsyncConnection, session_ids: list[st
         .order_by(raw_t.c.session_id, raw_t.c.sequence)
     )
     found: dict[str, str] = {}
-    for session_id, text in (await connection.execute(statement)).all():
+    for session_id, value in (await connection.execute(statement)).all():
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
         if session_id not in found and isinstance(text, str) and text.strip():
             found[session_id] = one_line(text.strip(), LABEL_CHARS)
     return found
