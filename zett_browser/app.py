@@ -30,6 +30,8 @@ class ZettBrowserApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "zett-browser"
+    #: Screens under 100 columns get ``-narrow``: app.tcss lays them out for 80×24.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [Binding("q", "quit", "Quit"), Binding("question_mark", "help", "Help", show=False)]
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5

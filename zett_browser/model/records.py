@@ -233,6 +233,8 @@ class SessionNode:
     #: What could not be read (a timestamp, non-UTF-8 text) or is wrong with the row
     #: ("parent cycle"); empty for a healthy session.
     problems: tuple[str, ...] = field(default=(), compare=False)
+    #: What the tree shows for an untitled session (the parent's task request), if known.
+    label_hint: str | None = None
 
     @property
     def is_root(self) -> bool:

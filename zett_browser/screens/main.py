@@ -253,11 +253,12 @@ class MainScreen(Screen[None]):
                 page = await self.browser.storage.list_children(
                     event.parent_id, limit=CHILDREN_PAGE, cursor=event.cursor
                 )
+            hints = await self.browser.storage.child_labels(event.parent_id, page.items)
         except Exception as error:  # noqa: BLE001
             self._failed("Could not load sessions", error)
             tree.forget(event.node)
             return
-        tree.add_sessions(event.node, page.items, page.next_cursor)
+        tree.add_sessions(event.node, page.items, page.next_cursor, hints=hints)
 
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_orphans_wanted(self, event: SessionTree.OrphansWanted) -> None:
@@ -310,10 +311,7 @@ class MainScreen(Screen[None]):
         if snapshots:
             saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
         inspector.show(snapshots, message_count=bounds.count, saved_tokens=saved)
-        tree = self.query_one(SessionTree)
-        tree_node = tree.find(session_id)
-        if tree_node is not None:
-            tree.move_cursor(tree_node)
+        self.query_one(SessionTree).reveal(ancestors, node)
         start = self._page_start_for(sequence) if sequence is not None else 0
         await self._load_page(start, select=sequence)
 

@@ -10,6 +10,9 @@ it showed (they apply again the moment typing ends), instead of rebuilding twice
 
 from __future__ import annotations
 
+import re
+
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
@@ -37,3 +40,13 @@ class KeyFooter(Footer):
         if screen.app.app_focus and self.is_attached and screen is self.screen:
             self._shown = signature  # what the rebuild below will show
         super().bindings_changed(screen)
+
+    def compose(self) -> ComposeResult:
+        # Each key gets a class naming it (``-key-colon``), so app.tcss can leave keys out
+        # on a narrow terminal and keep ``?`` and ``q`` on screen.
+        # (Textual's FooterKey is private: its public ``key`` attribute is all this reads.)
+        for widget in super().compose():
+            key = getattr(widget, "key", None)
+            if isinstance(key, str):
+                widget.add_class("-key-" + re.sub(r"[^A-Za-z0-9_-]", "_", key))
+            yield widget

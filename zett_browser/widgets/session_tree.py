@@ -2,23 +2,32 @@
 
 The tree holds typed ``SessionNode`` records; it asks its screen for children and for the
 next page of roots with messages, and says which session the user selected.
+
+Keys follow file managers and lazygit: ``→`` expands a node (loading its children) or, when
+it is open, moves to its first child; ``←`` collapses it or moves to its parent; ``space``
+toggles; ``enter`` opens the session and never folds anything. Without these bindings the
+arrows would scroll the tree sideways (Textual's scrollable containers bind them so).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
 from .render import relative_time
-from .safe import clean
+from .safe import clean, one_line
+
+#: Characters of a session id shown for an untitled session (UUIDv7: the time part).
+ID_PREFIX = 8
 
 
 @dataclass
@@ -44,9 +53,13 @@ def node_label(node: SessionNode, now: datetime) -> Text:
     """The label of a session: title or short id, agent, counts, type, activity, markers."""
     label = Text()
     if node.title:
-        label.append(clean(node.title))
+        label.append(one_line(node.title, 120))
+    elif node.label_hint:
+        # What the parent asked for: UUIDv7 prefixes of one minute's children are identical.
+        label.append(one_line(node.label_hint, 120), style="italic")
     else:
-        label.append(node.session_id[:8] + "…", style="italic")
+        # "…" only where something was cut (and the id cleaned like any string from the store).
+        label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
     if node.agent_name:
         label.append(" · ").append(clean(node.agent_name), style="cyan")
     label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
@@ -64,6 +77,11 @@ def node_label(node: SessionNode, now: datetime) -> Text:
 
 class SessionTree(Tree[NodeData]):
     """Sessions as a lazily loaded tree."""
+
+    BINDINGS = [
+        Binding("right", "expand_or_child", "Expand", show=False),
+        Binding("left", "collapse_or_parent", "Collapse", show=False),
+    ]
 
     class ChildrenWanted(Message):
         """A node was expanded for the first time, or a "more…" node chosen."""
@@ -94,6 +112,11 @@ class SessionTree(Tree[NodeData]):
         self.clock = clock or (lambda: datetime.now(UTC))
         self.show_root = False
         self.guide_depth = 3
+        #: ``enter`` opens a session; folding is for the arrows and space.
+        self.auto_expand = False
+        #: Session ids still to reveal, root first (see :meth:`reveal`).
+        self._reveal: list[str] = []
+        self._reveal_nodes: dict[str, SessionNode] = {}
         self._loaded: set[int] = set()
         #: Nodes the user opened before their children were read: expanded on arrival.
         self._expand_on_arrival: set[int] = set()
@@ -106,19 +129,25 @@ class SessionTree(Tree[NodeData]):
         cursor: SessionCursor | None,
         *,
         orphans: bool = False,
+        hints: Mapping[str, str] | None = None,
     ) -> None:
-        """Append a page of sessions under ``parent`` (and a "more…" node when there are more)."""
+        """Append a page of sessions under ``parent`` (and a "more…" node when there are more).
+
+        ``hints`` labels untitled sessions (session id -> what their parent asked for).
+        A session already under ``parent`` (placed there by :meth:`reveal`) is not repeated.
+        """
         now = self.clock()
         for child in list(parent.children):
             if isinstance(child.data, More):
                 child.remove()
+        present = {child.data.session_id for child in parent.children if isinstance(child.data, SessionNode)}
         before = self.orphans if parent is self.root and self.orphans is not None else None
         for node in nodes:
-            label = node_label(node, now)
-            if node.child_count:
-                parent.add(label, data=node, before=before)
-            else:
-                parent.add_leaf(label, data=node, before=before)
+            if node.session_id in present:
+                continue
+            if hints and node.session_id in hints:
+                node = replace(node, label_hint=hints[node.session_id])
+            self._add_session(parent, node, now, before)
         if cursor is not None:
             parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
             parent.add_leaf(Text("more…", style="italic dim"), data=More(parent_id, cursor, orphans), before=before)
@@ -126,6 +155,16 @@ class SessionTree(Tree[NodeData]):
         if parent.id in self._expand_on_arrival:
             self._expand_on_arrival.discard(parent.id)
             parent.expand()
+        if self._reveal:
+            self._advance_reveal()
+
+    def _add_session(
+        self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
+    ) -> TreeNode[NodeData]:
+        label = node_label(node, now)
+        if node.child_count:
+            return parent.add(label, data=node, before=before)
+        return parent.add_leaf(label, data=node, before=before)
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
@@ -184,6 +223,8 @@ class SessionTree(Tree[NodeData]):
         for node in nodes:
             existing = known.get(node.session_id)
             if existing is not None:
+                if isinstance(existing.data, SessionNode) and node.label_hint is None:
+                    node = replace(node, label_hint=existing.data.label_hint)  # a re-read has no hints
                 existing.data = node
                 existing.set_label(node_label(node, now))
                 if node.child_count and not existing.allow_expand:
@@ -204,6 +245,8 @@ class SessionTree(Tree[NodeData]):
 
     def add_orphan_group(self) -> None:
         """Add the (collapsed) group that lists sessions whose parent is missing."""
+        if self.orphans is not None:  # a reveal of an orphan may have added it first
+            return
         self.orphans = self.root.add(Text("Orphaned delegated sessions", style="italic red"), data=Group("orphans"))
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
@@ -215,6 +258,91 @@ class SessionTree(Tree[NodeData]):
                 return node
             stack.extend(node.children)
         return None
+
+    def action_expand_or_child(self) -> None:
+        """``→``: open the node (reading its children), or go to its first child when open."""
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if node.is_expanded:
+            if node.children:
+                self.move_cursor(node.children[0])
+        elif node.id not in self._expand_on_arrival:
+            self._toggle_node(node)
+
+    def action_collapse_or_parent(self) -> None:
+        """``←``: close the node, or go to its parent when it is closed (or a leaf)."""
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and (node.is_expanded or node.id in self._expand_on_arrival):
+            self._toggle_node(node)
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def reveal(self, ancestors: Sequence[SessionNode], session: SessionNode) -> None:
+        """Show ``session`` in the tree: open its ancestors (root first) and put the cursor on it.
+
+        Levels whose children are not read yet are asked for (``ChildrenWanted`` or
+        ``OrphansWanted``) and the walk goes on as each page arrives (:meth:`add_sessions`).
+        A session on a later page than the one loaded is added under its parent, so it
+        is shown at once; the page that holds it does not repeat it.
+        """
+        self._reveal = [node.session_id for node in ancestors] + [session.session_id]
+        self._reveal_nodes = {node.session_id: node for node in [*ancestors, session]}
+        self._advance_reveal()
+
+    def _advance_reveal(self) -> None:
+        """Walk the pending reveal as far as the loaded nodes allow."""
+        chain = self._reveal
+        first = self._reveal_nodes.get(chain[0]) if chain else None
+        if first is None:
+            self._reveal = []
+            return
+        parent: TreeNode[NodeData] = self.root
+        if first.parent_session_id:  # the top of the chain lost its parent: an orphan
+            if self.orphans is None:
+                self.add_orphan_group()
+            parent = self.orphans  # type: ignore[assignment]
+        for depth, session_id in enumerate(chain):
+            if parent is not self.root and not self._open_level(parent):
+                return  # waiting for its children; add_sessions comes back here
+            found = next(
+                (c for c in parent.children if isinstance(c.data, SessionNode) and c.data.session_id == session_id),
+                None,
+            )
+            if found is None:
+                if parent is self.root and self.root.id not in self._loaded:
+                    return  # the first page of roots is still on its way
+                found = self._place(parent, self._reveal_nodes[session_id])
+            if depth == len(chain) - 1:
+                self._reveal = []
+                self.call_after_refresh(self._land, found)
+                return
+            parent = found
+
+    def _open_level(self, node: TreeNode[NodeData]) -> bool:
+        """Expand ``node`` for a reveal; False while its children are still being read."""
+        if node.id in self._loaded:
+            if not node.is_expanded:
+                node.expand()
+            return node.id not in self._expand_on_arrival
+        if not node.allow_expand:
+            node.allow_expand = True
+        if self._request_children(node):
+            self._expand_on_arrival.add(node.id)
+            return False
+        return True
+
+    def _place(self, parent: TreeNode[NodeData], node: SessionNode) -> TreeNode[NodeData]:
+        """Put a session that is on a page not loaded yet under ``parent``, before "more…"."""
+        before = next((c for c in parent.children if isinstance(c.data, (More, Group))), None)
+        return self._add_session(parent, node, self.clock(), before)
+
+    def _land(self, node: TreeNode[NodeData]) -> None:
+        if node.tree is self and (node.parent is None or node.parent.is_expanded):
+            self.move_cursor(node)
+            self.scroll_to_node(node, animate=False)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         """A node expanded by code (not by the user's toggle) still loads its children."""

@@ -1,0 +1,195 @@
+"""The session tree as a user drives it: arrows fold, enter opens, children are told apart,
+and an opened session is revealed (ancestors open, cursor on it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.helpers import frozen_clock, settle, store_copy
+from tests.ui.test_app import CHILD, PARENT, ROOT
+from zett_browser.app import make_app
+from zett_browser.model import SessionNode
+from zett_browser.screens import main as main_screen
+from zett_browser.screens.main import MainScreen
+from zett_browser.storage import SQLiteSessionStorage
+from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.session_tree import SessionTree
+
+GRANDCHILD = ROOT + "5"
+AGENT_ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
+AGENT_CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
+
+
+def cursor_id(tree: SessionTree) -> str | None:
+    node = tree.cursor_node
+    return node.data.session_id if node is not None and isinstance(node.data, SessionNode) else None
+
+
+def open_id(app: object) -> str | None:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, MainScreen)
+    return screen.open.node.session_id if screen.open is not None else None
+
+
+async def test_arrows_fold_and_move_enter_only_opens(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        tree.focus()
+        parent = tree.find(PARENT)
+        assert parent is not None
+        tree.move_cursor(parent)
+        await pilot.press("right")
+        await settle(pilot)
+        assert parent.is_expanded, "→ expands (and loads) a closed node"
+        assert tree.scroll_x == 0, "→ never scrolls the tree sideways"
+        await pilot.press("right")
+        await settle(pilot)
+        assert cursor_id(tree) == CHILD, "→ on an open node goes to its first child"
+        await pilot.press("left")
+        await settle(pilot)
+        assert cursor_id(tree) == PARENT, "← on a closed node goes to its parent"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert parent.is_expanded, "enter never collapses"
+        assert open_id(app) == PARENT, "enter opens the session"
+        await pilot.press("left")
+        await settle(pilot)
+        assert not parent.is_expanded, "← collapses an open node"
+        assert tree.scroll_x == 0
+        await pilot.press("space")
+        await settle(pilot)
+        assert parent.is_expanded, "space toggles"
+        await pilot.press("space")
+        await settle(pilot)
+        assert not parent.is_expanded
+
+
+async def test_untitled_children_are_labelled_by_what_the_parent_asked(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("agent_run", tmp_path)), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        root = tree.find(AGENT_ROOT)
+        assert root is not None
+        tree.focus()
+        tree.move_cursor(root)
+        await pilot.press("right")
+        await settle(pilot)
+        child = tree.find(AGENT_CHILD)
+        assert child is not None
+        label = str(child.label)
+        assert label.startswith("researcher: Verify the word count · "), label
+        assert "01a2380a…" not in label
+
+
+async def test_ids_are_cleaned_and_get_an_ellipsis_only_when_cut(tmp_path: Path) -> None:
+    path = tmp_path / "ids.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    await storage.create_session(session_id="short")
+    await storage.create_session(session_id="\x1b]0;pwned\x07-long-id")
+    await storage.close()
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        labels = [str(node.label) for node in tree.root.children]
+        assert any(label.startswith("short · ") for label in labels), labels
+        assert any(label.startswith("␛]0;pwne… · ") for label in labels), labels
+        assert not any("\x1b" in label or "\x07" in label for label in labels)
+
+
+async def test_a_child_opened_at_start_is_revealed(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=GRANDCHILD, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert cursor_id(tree) == GRANDCHILD
+        for ancestor in (PARENT, CHILD):
+            node = tree.find(ancestor)
+            assert node is not None and node.is_expanded, ancestor
+
+
+async def test_o_reveals_the_child_in_the_tree(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("agent_run", tmp_path)), session=AGENT_ROOT, seq=8, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(RawLogView)
+        view.focus()
+        assert view.current is not None and view.current.sequence == 8
+        await pilot.press("o")
+        await settle(pilot)
+        assert open_id(app) == AGENT_CHILD
+        tree = app.screen.query_one(SessionTree)
+        assert cursor_id(tree) == AGENT_CHILD
+        root = tree.find(AGENT_ROOT)
+        assert root is not None and root.is_expanded
+
+
+async def test_a_session_beyond_the_loaded_page_is_still_revealed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "many.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    await storage.create_session(session_id="s0", title="Oldest root")
+    await storage.create_session(session_id="c0", parent_session_id="s0", title="Its child")
+    for index in range(1, 7):
+        await storage.create_session(session_id=f"s{index}", title=f"Session {index}")
+    await storage.close()
+    monkeypatch.setattr(main_screen, "ROOTS_PAGE", 3)
+    app = make_app(str(path), session="c0", clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert cursor_id(tree) == "c0"
+        # Paging on through the roots does not show the revealed root twice.
+        for _ in range(3):
+            more = tree.root.children[-1]
+            if str(more.label) != "more…":
+                break
+            tree.select_node(more)
+            await settle(pilot)
+        ids = [node.data.session_id for node in tree.root.children if isinstance(node.data, SessionNode)]
+        assert sorted(ids) == [f"s{index}" for index in range(7)]
+
+
+async def test_a_live_refresh_keeps_the_childs_label(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = store_copy("agent_run", tmp_path)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        root = tree.find(AGENT_ROOT)
+        assert root is not None
+        root.expand()
+        await settle(pilot)
+        with sqlite3.connect(path) as connection:  # another process's write: the child moves on
+            connection.execute(
+                "update agent_sessions set updated_at = '2026-12-03 11:59:00.000000' where id = ?", (AGENT_CHILD,)
+            )
+        for _ in range(40):
+            await pilot.pause(0.05)
+            child = tree.find(AGENT_CHILD)
+            if child is not None and "1m ago" in str(child.label):
+                break
+        child = tree.find(AGENT_CHILD)
+        assert child is not None and "1m ago" in str(child.label), "the refresh happened"
+        assert str(child.label).startswith("researcher: Verify the word count"), str(child.label)
+
+
+async def test_an_orphan_opened_at_start_is_revealed_in_its_group(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=ROOT + "6", clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert tree.orphans is not None and tree.orphans.is_expanded
+        assert cursor_id(tree) == ROOT + "6"
+        node = tree.find(ROOT + "6")
+        assert node is not None and node.parent is tree.orphans
+        orphans = [child for child in tree.orphans.children if isinstance(child.data, SessionNode)]
+        assert len(orphans) == 1, "listed once"
