@@ -77,7 +77,10 @@ def roles(blocks: list[Any]) -> list[list[str]]:
 
 
 def test_the_module_imports_no_toolkit() -> None:
-    code = "import sys, zett_browser.formatting; print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual', 'sqlalchemy')))"
+    code = (
+        "import sys, zett_browser.formatting; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual', 'sqlalchemy')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
