@@ -35,6 +35,7 @@ __all__ = [
     "PREVIEW",
     "ROLE_STYLE",
     "RenderOptions",
+    "block_text",
     "body_size",
     "full_text",
     "human_duration",
