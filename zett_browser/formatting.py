@@ -322,7 +322,7 @@ def summary_blocks(snapshot: SnapshotInfo, *, limit: int | None = PREVIEW) -> li
     if limit is not None and len(text) > limit:
         blocks.append(_block(clean(text[:limit]), "body"))
         more = human_size(len(text) - limit)
-        blocks.append(_block(f"… {more} more — press enter on the version to read it whole", "note"))
+        blocks.append(_block(f"… {more} more — press s to read it whole", "note"))
     else:
         blocks.append(_block(clean(text), "body"))
     return blocks
