@@ -90,6 +90,8 @@ async def test_no_raw_control_character_reaches_a_render(tmp_path: Path) -> None
         await settle(pilot)
         lines = [strip.text for strip in view.rendered_lines()]
         screenshot += app.export_screenshot()
+        width = view.scrollable_content_region.width
+        assert all(strip.cell_length <= width for strip in view.rendered_lines()), "no row overflows"
     text = "\n".join(lines)
     assert "␛[2J" in text and "[@click=app.quit]quit[/]" in text and "\\u2066iso\\u2069" in text
     for line in lines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from bisect import bisect_right
 from collections.abc import Callable
 
@@ -20,6 +21,8 @@ from ..widgets.safe import clean
 #: lines: ~2 ms; 220 KB: 60 ms; one 200 KB line: 200 ms, measured), so a 50 MB message
 #: is shown one part at a time and every key stays answered in milliseconds.
 PART = 50_000
+#: Parts searched between two turns of the event loop (about 1 MB: a few milliseconds).
+FIND_PARTS_PER_TICK = 20
 
 
 def split_parts(text: str, size: int = PART) -> list[int]:
@@ -86,7 +89,6 @@ class MessageDetail(ModalScreen[None]):
         self.body = ""
         self.starts: list[int] = [0]
         self.part = 0
-        self._folded: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(clean(self.title_text), style="bold"), id="detail-title")
@@ -169,28 +171,45 @@ class MessageDetail(ModalScreen[None]):
         event.stop()
         self.find(event.value)
 
-    def find(self, query: str) -> bool:
-        """Select the next match after the cursor (wrapping around); smart case."""
+    def _cursor_offset(self) -> int:
+        """The cursor's character offset in the whole text."""
+        row, column = self.query_one(PartArea).cursor_location
+        text = self._part_text(self.part)
+        offset = 0
+        for _ in range(row):
+            offset = text.index("\n", offset) + 1
+        return self.starts[self.part] + offset + column
+
+    @work(exclusive=True, group="find", exit_on_error=False)
+    async def find(self, query: str) -> bool:
+        """Select the next match after the cursor (wrapping around); smart case.
+
+        The text is searched a part at a time, yielding to the event loop every few
+        parts, so keys stay answered while 50 MB are searched (a whole-text ``lower()``
+        of 50 MB of non-ASCII text took 1.7 s on the UI thread).
+        """
         if not query:
             return False
-        haystack = self.body
-        if query == query.lower():
-            if self._folded is None:
-                self._folded = self.body.lower()
-            if len(self._folded) == len(self.body):  # offsets agree (not so for "İ")
-                haystack = self._folded
-        area = self.query_one(PartArea)
-        row, column = area.cursor_location
-        lines = self._part_text(self.part).split("\n")[:row]
-        here = self.starts[self.part] + sum(len(line) + 1 for line in lines) + column
-        found = haystack.find(query, here + 1)
-        if found < 0:
-            found = haystack.find(query)
-        if found < 0:
-            self._show_status(f"no match for {clean(query)!r}")
-            return False
-        self._select(found, len(query))
-        return True
+        fold = query == query.lower()
+        start = self._cursor_offset() + 1
+        first = max(0, bisect_right(self.starts, start) - 1)
+        count = len(self.starts)
+        for step, index in enumerate([*range(first, count), *range(0, first + 1)]):
+            begin = self.starts[index]
+            end = self.starts[index + 1] if index + 1 < count else len(self.body)
+            chunk = self.body[begin : end + len(query) - 1]  # a match may cross into the next part
+            if fold:
+                folded = chunk.lower()
+                chunk = folded if len(folded) == len(chunk) else chunk  # offsets must agree ("İ")
+            since = start - begin if step == 0 else 0
+            hit = chunk.find(query, max(0, since))
+            if hit >= 0:
+                self._select(begin + hit, len(query))
+                return True
+            if step % FIND_PARTS_PER_TICK == FIND_PARTS_PER_TICK - 1:
+                await asyncio.sleep(0)
+        self._show_status(f"no match for {clean(query)!r}")
+        return False
 
     def _select(self, offset: int, length: int) -> None:
         part = bisect_right(self.starts, offset) - 1
