@@ -109,3 +109,13 @@ def test_one_line() -> None:
     assert one_line("a\nb\x1b") == "a ⏎ b␛"
     assert one_line("x" * 100, 10) == "x" * 9 + "…"
     assert one_line("x" * 10, 10) == "x" * 10
+
+
+def test_huge_text_is_cleaned_in_slices_with_the_same_result() -> None:
+    from zett_browser.text import SLICE
+
+    line = "x\x1b 👨\u200d👩 \u202e\tend\n"
+    text = line * (2 * SLICE // len(line) + 3)
+    assert clean(text) == clean(line) * (len(text) // len(line))
+    one_line_text = "\x1b" * (SLICE * 2 + 5)
+    assert clean(one_line_text) == "␛" * len(one_line_text)
