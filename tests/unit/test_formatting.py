@@ -198,3 +198,27 @@ def test_summary_is_a_preview_past_the_limit() -> None:
     assert len(blocks[2].text) == PREVIEW
     assert "press s to read it whole" in blocks[3].text
     assert len(summary_blocks(snapshot("short"), limit=None)) == 2
+
+
+def test_every_role_has_one_style_in_the_table() -> None:
+    from zett_browser.widgets.render import ROLE_STYLE
+
+    message = AssistantMessage(
+        content="x",
+        reasoning="r",
+        tool_calls=(ToolCall(id="c", name="n", arguments={}, error="bad"),),
+        stop=StopInfo(reason=StopReason.REFUSAL),
+        model="m",
+    )
+    records = [
+        record(message, input_tokens=1, output_tokens=1, duration_ns=5, metadata={"a": 1}, tags={"b": 2}),
+        record(ToolMessage(tool_call_id="c", name="n", content="x", success=False), problems=("p",)),
+        record(ToolMessage(tool_call_id="c", name="n", content="x" * HUGE)),
+        record(UnreadableMessage(kind=1, error="e", raw_json="{")),
+        record(SystemMessage(content="s")),
+        record(UserMessage(content=[ImageContent(source=ImageBytesSource(data=b"", media_type="image/png"))])),
+    ]
+    blocks = [b for r in records for b in format_record(r, FormatOptions(show_reasoning=True, compacted_through=99))]
+    blocks += summary_blocks(snapshot("s" * (PREVIEW + 1)))
+    used = {span.role for block in blocks for span in block.spans}
+    assert used - set(ROLE_STYLE) == set()
