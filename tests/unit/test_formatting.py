@@ -216,7 +216,7 @@ def test_every_role_has_one_style_in_the_table() -> None:
         record(ToolMessage(tool_call_id="c", name="n", content="x" * HUGE)),
         record(UnreadableMessage(kind=1, error="e", raw_json="{")),
         record(SystemMessage(content="s")),
-        record(UserMessage(content=[ImageContent(source=ImageBytesSource(data=b"", media_type="image/png"))])),
+        record(UserMessage(content=[ImageContent(source=ImageBytesSource(data=b"x", media_type="image/png"))])),
     ]
     blocks = [b for r in records for b in format_record(r, FormatOptions(show_reasoning=True, compacted_through=99))]
     blocks += summary_blocks(snapshot("s" * (PREVIEW + 1)))
