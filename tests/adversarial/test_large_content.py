@@ -89,6 +89,15 @@ async def test_enter_on_a_50_mb_message_pages_it_and_keys_reach_its_end(tmp_path
 
         await pilot.press("pagedown")
         assert area.cursor_location[0] > 0, "pagedown moves within the part"
+        await pilot.press("end")
+        await pilot.pause()
+        assert detail.part == len(detail.starts) - 1, "end: the whole text's bottom, not the line's"
+        await pilot.press("home")
+        await pilot.pause()
+        assert detail.part == 0 and area.cursor_location == (0, 0)
+        await pilot.press("n", "n", "pageup")
+        await pilot.pause()
+        assert detail.part == 1 and area.cursor_location[0] == area.document.line_count - 1, "pageup at a top"
 
         await pilot.press("slash", *"the end", "enter")
         await settle(pilot)  # the search runs as a worker, a part at a time
