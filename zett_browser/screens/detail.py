@@ -61,9 +61,10 @@ class PartArea(TextArea):
 class MessageDetail(ModalScreen[None]):
     """One record (or a summary) shown whole: a part at a time, with find, top and bottom.
 
-    ``body`` is the text itself, or a function producing it (formatting a 50 MB message
-    cleans 50 MB): that runs in a thread so the screen shows at once, then each part is
-    laid out only when it is shown.
+    ``body`` is the text itself (cleaned here), or a function producing cleaned text
+    (:mod:`zett_browser.formatting` does; formatting a 50 MB message cleans 50 MB): that
+    runs in a thread so the screen shows at once, then each part is laid out only when it
+    is shown.
     """
 
     BINDINGS = [
@@ -108,7 +109,10 @@ class MessageDetail(ModalScreen[None]):
     @work(thread=True, exit_on_error=False, description="format the whole message")
     def _prepare(self) -> None:
         source = self._source
-        text = source() if callable(source) else source
+        try:
+            text = source() if callable(source) else clean(source)
+        except Exception as error:  # noqa: BLE001 - shown on the screen, never a crash
+            text = clean(f"This could not be shown: {error!r}")
         self.app.call_from_thread(self._loaded, text)
 
     def _loaded(self, text: str) -> None:
