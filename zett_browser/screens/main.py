@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input
 
-from ..formatting import join, summary_blocks
+from ..formatting import full_text, join, kind_name, summary_blocks
 from ..model import (
     AssistantMessage,
     CompactedMessage,
@@ -35,7 +35,6 @@ from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.line import TextLine
 from ..widgets.rawlog import RawLogView
-from ..widgets.render import full_text, kind_name
 from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from .detail import HelpScreen, MessageDetail
