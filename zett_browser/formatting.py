@@ -280,8 +280,9 @@ _BODIES: tuple[tuple[type, Callable[[Any, FormatOptions], list[Block]]], ...] = 
 )
 
 
-def _json_line(label: str, value: Any) -> str:
-    return clean(label + " " + json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr))
+def _json_line(label: str, value: Any, role: str, options: FormatOptions) -> list[Block]:
+    """Metadata or tags as one JSON line, bounded like a body (a store may hold megabytes)."""
+    return bounded(label + " " + json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr), options, role)
 
 
 def format_record(record: RawMessageRecord, options: FormatOptions | None = None) -> list[Block]:
@@ -298,9 +299,9 @@ def format_record(record: RawMessageRecord, options: FormatOptions | None = None
             blocks.extend(body(message, options))
             break
     if record.metadata:
-        blocks.append(_block(_json_line("metadata", record.metadata), "metadata"))
+        blocks.extend(_json_line("metadata", record.metadata, "metadata", options))
     if record.tags:
-        blocks.append(_block(_json_line("tags", record.tags), "tags"))
+        blocks.extend(_json_line("tags", record.tags, "tags", options))
     return blocks
 
 

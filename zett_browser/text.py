@@ -139,5 +139,8 @@ def clean(value: object) -> str:
 
 def one_line(value: object, limit: int = 80) -> str:
     """A cleaned single-line preview, cut to ``limit`` characters."""
-    text = clean(value).replace("\n", " ⏎ ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    raw = value if isinstance(value, str) else str(value)
+    # Cleaning only expands text, so a prefix (plus one character of context for a
+    # joiner) is enough: a 10 MB summary's one-line preview costs what 80 characters cost.
+    text = clean(raw[: limit + 1]).replace("\n", " ⏎ ")
+    return text if len(text) <= limit and len(raw) <= limit else text[: limit - 1] + "…"

@@ -222,3 +222,11 @@ def test_every_role_has_one_style_in_the_table() -> None:
     blocks += summary_blocks(snapshot("s" * (PREVIEW + 1)))
     used = {span.role for block in blocks for span in block.spans}
     assert used - set(ROLE_STYLE) == set()
+
+
+def test_huge_metadata_is_bounded_like_a_body() -> None:
+    rec = record(SystemMessage(content="s"), metadata={"blob": "x" * (2 * HUGE)})
+    blocks = format_record(rec)
+    assert [b.spans[0].role for b in blocks[2:]] == ["metadata", "note"]
+    assert len(blocks[2].text) == PREVIEW
+    assert len(format_record(rec, FormatOptions(show_all=True))) == 3

@@ -119,3 +119,11 @@ def test_huge_text_is_cleaned_in_slices_with_the_same_result() -> None:
     assert clean(text) == clean(line) * (len(text) // len(line))
     one_line_text = "\x1b" * (SLICE * 2 + 5)
     assert clean(one_line_text) == "␛" * len(one_line_text)
+
+
+def test_one_line_cleans_only_what_it_shows() -> None:
+    assert one_line("a" * 80, 80) == "a" * 80
+    assert one_line("a" * 81, 80) == "a" * 79 + "…"
+    assert one_line("\x1b" * 10_000_000, 5) == "␛␛␛␛…"
+    assert one_line("ab\n", 4) == "ab …"
+    assert one_line("👨\u200d👩", 3) == "👨\u200d👩"
