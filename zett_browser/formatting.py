@@ -323,7 +323,7 @@ def summary_blocks(snapshot: SnapshotInfo, *, limit: int | None = PREVIEW) -> li
     if limit is not None and len(text) > limit:
         blocks.append(_block(clean(text[:limit]), "body"))
         more = human_size(len(text) - limit)
-        blocks.append(_block(f"… {more} more — press s to read it whole", "note"))
+        blocks.append(_block(f"… {more} more — s in the version list reads it whole", "note"))
     else:
         blocks.append(_block(clean(text), "body"))
     return blocks

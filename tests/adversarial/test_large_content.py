@@ -123,7 +123,7 @@ async def test_a_10_mb_summary_is_previewed_and_s_opens_it_whole(tmp_path: Path)
         assert inspector.snapshots[-1].summary_text == summary
         shown = str(inspector.query_one("#inspector-summary", Static).content)
         assert len(shown) < PREVIEW + 200
-        assert "press s to read it whole" in shown
+        assert "s in the version list reads it whole" in shown
 
         inspector.query_one(OptionList).focus()
         await pilot.press("s")

@@ -196,7 +196,7 @@ def test_summary_is_a_preview_past_the_limit() -> None:
     blocks = summary_blocks(snapshot("s" * 10_000_000, ("odd\x1b",)))
     assert [b.text for b in blocks[:2]] == ["v2 summary", "✗ odd␛"]
     assert len(blocks[2].text) == PREVIEW
-    assert "press s to read it whole" in blocks[3].text
+    assert "s in the version list reads it whole" in blocks[3].text
     assert len(summary_blocks(snapshot("short"), limit=None)) == 2
 
 
