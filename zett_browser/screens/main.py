@@ -11,6 +11,7 @@ import asyncio
 import gc
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input
 
+from ..formatting import full_text, join, kind_name, summary_blocks
 from ..model import (
     AssistantMessage,
     CompactedMessage,
@@ -33,7 +35,6 @@ from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.line import TextLine
 from ..widgets.rawlog import RawLogView
-from ..widgets.render import full_text, kind_name
 from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from .detail import HelpScreen, MessageDetail
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
 
 ROOTS_PAGE = 100
 CHILDREN_PAGE = 200
+#: The inspector's "summary + K tail messages" counts the rows the model gets by reading
+#: the tail when it is at most this long (decoded like one page); longer tails are named
+#: by their boundary instead.
+MODEL_TAIL_COUNTED = 200
 
 
 @dataclass
@@ -293,6 +298,7 @@ class MainScreen(Screen[None]):
                 return
             boundary = snapshots[-1].compacted_through_sequence if snapshots else 0
             compacted_chars = await storage.text_size(session_id, through_sequence=boundary) if boundary else 0
+            model_tail = await self._model_tail(session_id, boundary, bounds.last_sequence or 0)
         except Exception as error:  # noqa: BLE001
             self._failed("Could not open the session", error)
             return
@@ -310,10 +316,18 @@ class MainScreen(Screen[None]):
         saved = None
         if snapshots:
             saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
-        inspector.show(snapshots, message_count=bounds.count, saved_tokens=saved)
+        inspector.show(snapshots, message_count=bounds.count, saved_tokens=saved, model_tail=model_tail)
         self.query_one(SessionTree).reveal(ancestors, node)
         start = self._page_start_for(sequence) if sequence is not None else 0
         await self._load_page(start, select=sequence)
+
+    async def _model_tail(self, session_id: str, boundary: int, last: int) -> int | None:
+        """Messages after the boundary that the model gets (as the model view shows them),
+        when the tail is short enough to count by reading it; else None."""
+        if not boundary or last - boundary > MODEL_TAIL_COUNTED:
+            return None
+        tail = await self.browser.storage.raw_page(session_id, after_sequence=boundary, limit=MODEL_TAIL_COUNTED)
+        return sum(1 for record in tail if record.message.include_in_messages)
 
     def _page_start_for(self, sequence: int) -> int:
         size = self.browser.page_size
@@ -507,7 +521,7 @@ class MainScreen(Screen[None]):
     def on_raw_log_view_record_opened(self, event: RawLogView.RecordOpened) -> None:
         record = event.record
         title = f"#{record.sequence} {kind_name(record)}"
-        self.app.push_screen(MessageDetail(title, full_text(record)))
+        self.app.push_screen(MessageDetail(title, partial(full_text, record)))  # formatted in a thread
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def on_raw_log_view_call_jump(self, event: RawLogView.CallJump) -> None:
@@ -572,6 +586,13 @@ class MainScreen(Screen[None]):
             self.notify("This message names no delegated session", markup=False)
             return
         self.open_session_by_id(child, None, push=True)
+
+    def on_inspector_summary_opened(self, event: Inspector.SummaryOpened) -> None:
+        snapshot = event.snapshot
+        # Formatted (10 MB cleaned) in the detail screen's thread, not here.
+        self.app.push_screen(
+            MessageDetail(f"v{snapshot.version} summary", lambda: join(summary_blocks(snapshot, limit=None)))
+        )
 
     def on_inspector_version_chosen(self, event: Inspector.VersionChosen) -> None:
         if self.open is not None and self.open.model_view:

@@ -1,4 +1,9 @@
-"""Provides the snapshot/boundary inspector: every version, the model's context, the summary."""
+"""Provides the snapshot/boundary inspector: every version, the model's context, the summary.
+
+A summary can be megabytes (a 10 MB one froze the UI for a minute when shown whole in a
+``Static``): the pane shows a bounded preview and ``s`` asks the screen to open the
+highlighted version whole in the detail view, which pages it.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +11,31 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..formatting import summary_blocks
 from ..model import SnapshotInfo
-from .safe import clean, plain
+from .render import block_text
 
 
 class Inspector(Vertical):
     """Snapshot versions of the open session and what the model sees."""
 
+    BINDINGS = [Binding("s", "open_summary", "Whole summary", show=False)]
+
     class VersionChosen(Message):
         """The user chose a snapshot version: jump to its boundary."""
+
+        def __init__(self, snapshot: SnapshotInfo) -> None:
+            super().__init__()
+            self.snapshot = snapshot
+
+    class SummaryOpened(Message):
+        """The user asked to read a version's summary whole."""
 
         def __init__(self, snapshot: SnapshotInfo) -> None:
             super().__init__()
@@ -36,8 +52,21 @@ class Inspector(Vertical):
         with VerticalScroll(id="inspector-summary-scroll"):
             yield Static(id="inspector-summary")
 
-    def show(self, snapshots: Sequence[SnapshotInfo], *, message_count: int, saved_tokens: int | None = None) -> None:
-        """Show a session's snapshot versions and its model-context counts."""
+    def show(
+        self,
+        snapshots: Sequence[SnapshotInfo],
+        *,
+        message_count: int,
+        saved_tokens: int | None = None,
+        model_tail: int | None = None,
+    ) -> None:
+        """Show a session's snapshot versions and its model-context counts.
+
+        ``model_tail`` is how many messages after the latest boundary the model gets (the
+        rows with ``include_in_messages``, as the model view shows them); the screen
+        counts them. Without it the pane names the boundary instead of a count that
+        would include the system prompts the model does not get as messages.
+        """
         self.snapshots = list(snapshots)
         versions = self.query_one("#inspector-versions", OptionList)
         versions.clear_options()
@@ -53,16 +82,22 @@ class Inspector(Vertical):
         context = self.query_one("#inspector-context", Static)
         summary = self.query_one("#inspector-summary", Static)
         if not self.snapshots:
-            context.update(Text(f"No compaction: the model sees all {message_count:,} messages.", style="dim"))
+            if message_count:
+                words = f"No compaction: the model sees all {message_count:,} messages."
+            else:
+                words = "This session has no messages."
+            context.update(Text(words, style="dim"))
             summary.update("")
             return
         latest = self.snapshots[-1]
         boundary = latest.compacted_through_sequence
-        tail = max(0, message_count - boundary)
         summary_chars = len(latest.summary_text)
         text = Text()
         text.append("Model context: ", style="bold")
-        text.append(f"summary v{latest.version} + {tail:,} tail messages\n")
+        if model_tail is None:
+            text.append(f"summary v{latest.version} + the messages after #{boundary:,}\n")
+        else:
+            text.append(f"summary v{latest.version} + {model_tail:,} tail message{'' if model_tail == 1 else 's'}\n")
         text.append(f"{boundary:,} messages compacted into {summary_chars:,} characters")
         if saved_tokens is not None:
             text.append(f"\nabout {saved_tokens:,} tokens saved (4 characters a token)")
@@ -72,10 +107,7 @@ class Inspector(Vertical):
 
     def _show_summary(self, snapshot: SnapshotInfo) -> None:
         summary = self.query_one("#inspector-summary", Static)
-        body = Text(f"v{snapshot.version} summary\n", style="bold")
-        for problem in snapshot.problems:
-            body.append("✗ " + clean(problem) + "\n", style="bold red")
-        body.append_text(plain(snapshot.summary_text))
+        body = Text("\n").join(block_text(block) for block in summary_blocks(snapshot))
         summary.update(body)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -85,3 +117,9 @@ class Inspector(Vertical):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if 0 <= event.option_index < len(self.snapshots):
             self.post_message(self.VersionChosen(self.snapshots[event.option_index]))
+
+    def action_open_summary(self) -> None:
+        versions = self.query_one("#inspector-versions", OptionList)
+        index = versions.highlighted
+        if index is not None and 0 <= index < len(self.snapshots):
+            self.post_message(self.SummaryOpened(self.snapshots[index]))

@@ -1,0 +1,137 @@
+"""Large content never freezes the UI: a 50 MB message and a 10 MB summary (issue 10).
+
+In review, ``enter`` on a 50 MB message froze the app for 51-90 s (the whole text went into
+one TextArea) and a 10 MB snapshot summary for 38-63 s on opening its session (the
+inspector rendered it whole). The stores here are copies of a zett-agent-written fixture
+with one row made huge by the stdlib ``sqlite3`` module; the tests assert behaviour (the
+screen is shown, ``G`` reaches the last line, find lands on the match), not wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from textual.widgets import OptionList, Static
+
+from tests.support import FIXTURES
+from tests.ui.helpers import frozen_clock, settle
+from zett_browser.app import make_app
+from zett_browser.formatting import PREVIEW
+from zett_browser.screens.detail import PART, MessageDetail, PartArea
+from zett_browser.screens.main import MainScreen
+from zett_browser.widgets.inspector import Inspector
+from zett_browser.widgets.rawlog import RawLogView
+
+MAIN = "0193a5c0-0000-7000-8000-00000000a9e1"  # agent_run.sqlite3's parent session
+TOOL_RESULT = 6  # a count_words result in it
+
+
+def copy_agent_run(directory: Path) -> Path:
+    target = directory / "sessions.sqlite3"
+    shutil.copyfile(FIXTURES / "agent_run.sqlite3", target)
+    return target
+
+
+def huge_text(size: int, last: str) -> str:
+    """About ``size`` characters of numbered lines, ending with ``last``."""
+    line = "line {:08d} of a very long tool output that goes on for a while\n"
+    count = size // len(line.format(0))
+    return "".join(line.format(index) for index in range(count)) + last
+
+
+def set_json_content(path: Path, table: str, where: str, params: tuple[object, ...], text: str) -> None:
+    """Replace the ``content`` of the stored message envelope (and the text copy column)."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=DELETE")
+        (raw,) = connection.execute(f"select message_json from {table} where {where}", params).fetchone()
+        envelope = json.loads(raw)
+        envelope[0]["data"]["content"] = text
+        connection.execute(f"update {table} set message_json = ? where {where}", (json.dumps(envelope), *params))
+        if table == "raw_messages":
+            connection.execute(f"update {table} set content = ? where {where}", (text, *params))
+    finally:
+        connection.close()
+
+
+async def test_enter_on_a_50_mb_message_pages_it_and_keys_reach_its_end(tmp_path: Path) -> None:
+    path = copy_agent_run(tmp_path)
+    text = huge_text(50_000_000, "THE END")
+    set_json_content(path, "raw_messages", "session_id = ? and sequence = ?", (MAIN, TOOL_RESULT), text)
+    app = make_app(str(path), session=MAIN, seq=TOOL_RESULT, clock=frozen_clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(RawLogView)
+        view.focus()
+        assert view.current is not None and view.current.sequence == TOOL_RESULT
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, MessageDetail)
+        area = detail.query_one(PartArea)
+        assert len(detail.starts) >= len(text) // PART, "shown a part at a time"
+        assert len(area.text) <= PART
+        assert detail.body.count("\n") >= text.count("\n")
+
+        await pilot.press("G")
+        await pilot.pause()
+        row, _ = area.cursor_location
+        assert detail.part == len(detail.starts) - 1
+        assert row == area.document.line_count - 1
+        assert "THE END" in area.text.splitlines()[-3:]  # then the record's tags line
+
+        await pilot.press("g")
+        await pilot.pause()
+        assert detail.part == 0 and area.cursor_location == (0, 0)
+
+        await pilot.press("pagedown")
+        assert area.cursor_location[0] > 0, "pagedown moves within the part"
+        await pilot.press("end")
+        await pilot.pause()
+        assert detail.part == len(detail.starts) - 1, "end: the whole text's bottom, not the line's"
+        await pilot.press("home")
+        await pilot.pause()
+        assert detail.part == 0 and area.cursor_location == (0, 0)
+        await pilot.press("n", "n", "pageup")
+        await pilot.pause()
+        assert detail.part == 1 and area.cursor_location[0] == area.document.line_count - 1, "pageup at a top"
+
+        await pilot.press("slash", *"the end", "enter")
+        await settle(pilot)  # the search runs as a worker, a part at a time
+        assert detail.part == len(detail.starts) - 1
+        assert area.selected_text == "THE END"
+
+        await pilot.press("escape")  # closes the find field
+        await pilot.pause()
+        assert app.screen is detail
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_a_10_mb_summary_is_previewed_and_s_opens_it_whole(tmp_path: Path) -> None:
+    path = copy_agent_run(tmp_path)
+    summary = huge_text(10_000_000, "SUMMARY END")
+    set_json_content(path, "session_snapshots", "session_id = ? and version = 3", (MAIN,), summary)
+    app = make_app(str(path), session=MAIN, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        inspector = app.screen.query_one(Inspector)
+        assert inspector.snapshots[-1].summary_text == summary
+        shown = str(inspector.query_one("#inspector-summary", Static).content)
+        assert len(shown) < PREVIEW + 200
+        assert "s in the version list reads it whole" in shown
+
+        inspector.query_one(OptionList).focus()
+        await pilot.press("s")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, MessageDetail)
+        assert summary in detail.body
+        await pilot.press("G")
+        await pilot.pause()
+        area = detail.query_one(PartArea)
+        assert area.document.get_line(area.cursor_location[0]) == "SUMMARY END"

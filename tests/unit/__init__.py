@@ -1,0 +1,1 @@
+"""Fast tests: pure functions, no database, no app (``pytest -m unit``)."""

@@ -1,0 +1,337 @@
+"""Provides what a record says, as plain structured text: produced once, styled by a view.
+
+A record becomes a list of :class:`Block` (one line of the Raw Log before wrapping), each a
+sequence of :class:`Span` (cleaned text, semantic role). The Raw Log maps roles to styles
+(``widgets/render.py``), the detail view and an exporter join the text. No UI toolkit is
+imported here, so the same words reach every view; every string from the store has gone
+through :func:`zett_browser.text.clean` once a span holds it.
+
+Roles are names, not styles: ``sequence``, ``kind.<kind>``, ``timestamp``, ``usage``,
+``compacted``, ``problem``, ``body`` (plain text), ``body.system``, ``body.agent``,
+``body.unreadable``, ``reasoning.marker``, ``reasoning``, ``tool.call``, ``tool.name``,
+``tool.arguments``, ``tool.result.ok``, ``tool.result.failed``, ``tool.result.name``,
+``id``, ``error``, ``model``, ``image``, ``metadata``, ``tags``, ``note``,
+``summary.title``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .model import (
+    AgentMessage,
+    AssistantMessage,
+    ImageBytesSource,
+    ImageContent,
+    RawMessageRecord,
+    SnapshotInfo,
+    SystemMessage,
+    TextContent,
+    ToolMessage,
+    UnreadableMessage,
+    UserMessage,
+)
+from .text import clean
+
+#: A message body of this many characters or more shows a preview in the Raw Log and
+#: offers "show all" (enter); a page of 50 large tool outputs then stays one screenful
+#: of reading per message, and costs what its previews cost.
+HUGE = 10_000
+PREVIEW = 2_000
+
+#: Kind names, most specific class first (a compacted message is a user message).
+KINDS: tuple[tuple[type, str], ...] = (
+    (UnreadableMessage, "unreadable"),
+    (SystemMessage, "system"),
+    (AgentMessage, "agent"),
+    (AssistantMessage, "assistant"),
+    (ToolMessage, "tool"),
+    (UserMessage, "user"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Cleaned text and what it is."""
+
+    text: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One line before wrapping; ``prose`` bodies may be shown as Markdown by a view."""
+
+    spans: tuple[Span, ...]
+    prose: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(span.text for span in self.spans)
+
+
+@dataclass(frozen=True, slots=True)
+class FormatOptions:
+    """Per-record choices made by the view."""
+
+    show_reasoning: bool = False
+    show_all: bool = False
+    compacted_through: int = 0
+
+
+def _block(text: str, role: str, *, prose: bool = False) -> Block:
+    return Block((Span(text, role),), prose)
+
+
+def kind_name(record: RawMessageRecord) -> str:
+    """A short name for the record's message kind."""
+    for cls, name in KINDS:
+        if isinstance(record.message, cls):
+            return name
+    return "unknown"
+
+
+def human_duration(ns: int | None) -> str:
+    """``<1 ms``, ``840 ms``, ``3.2 s``, ``2 m 05 s``; empty when nothing was measured."""
+    if not ns or ns < 0:
+        return ""
+    if ns < 1_000_000:
+        return "<1 ms"
+    seconds = ns / 1e9
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} m {rest:02d} s"
+
+
+def human_size(size: int) -> str:
+    """``512 B``, ``1.4 KB``, ``2.0 MB``."""
+    if size < 1000:
+        return f"{size} B"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} KB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def relative_time(moment: datetime, now: datetime) -> str:
+    """``just now``, ``5m ago``, ``3h ago``, ``2d ago``, or a date."""
+    seconds = (now - moment).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h ago"
+    if seconds < 86400 * 30:
+        return f"{int(seconds // 86400)}d ago"
+    return moment.strftime("%Y-%m-%d")
+
+
+def usage_line(record: RawMessageRecord) -> str:
+    """Timing and token usage in one compact line."""
+    parts = []
+    if record.duration_ns:
+        parts.append(human_duration(record.duration_ns))
+    if record.reasoning_duration_ns:
+        parts.append(f"thinking {human_duration(record.reasoning_duration_ns)}")
+    if record.content_duration_ns:
+        parts.append(f"writing {human_duration(record.content_duration_ns)}")
+    if record.input_tokens is not None:
+        tokens = f"in {record.input_tokens:,} out {record.output_tokens or 0:,}"
+        if record.reasoning_tokens:
+            tokens += f" (reasoning {record.reasoning_tokens:,})"
+        if record.cache_hit_rate is not None:
+            tokens += f" cache {record.cache_hit_rate:.0%}"
+        parts.append(tokens)
+    return " · ".join(p for p in parts if p)
+
+
+_MARKDOWN_HINTS = ("```", "\n#", "\n- ", "\n* ", "\n1. ", "**", "`", "\n> ")
+
+
+def looks_like_markdown(text: str) -> bool:
+    """Whether a prose body is worth rendering as Markdown (small, with Markdown marks)."""
+    return len(text) <= HUGE and any(hint in "\n" + text for hint in _MARKDOWN_HINTS)
+
+
+def body_size(record: RawMessageRecord) -> int:
+    """Characters of the record's text, to decide whether it is huge."""
+    message = record.message
+    if isinstance(message, UnreadableMessage):
+        return len(message.raw_json)
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(part.text) for part in content if isinstance(part, TextContent))
+
+
+def bounded(value: str, options: FormatOptions, role: str = "body", *, prose: bool = False) -> list[Block]:
+    """``value`` whole; past :data:`HUGE` characters only a :data:`PREVIEW` and a note.
+
+    The cut happens before cleaning and wrapping, so a 100 KB tool output costs what its
+    preview costs; ``enter`` shows the whole message.
+    """
+    if options.show_all or len(value) < HUGE:
+        return [_block(clean(value), role, prose=prose)]
+    rest = len(value) - PREVIEW
+    return [
+        _block(clean(value[:PREVIEW]), role, prose=prose),
+        _block(f"… {human_size(rest)} more — press enter to show all", "note"),
+    ]
+
+
+def _image(part: ImageContent) -> Block:
+    source = part.source
+    if isinstance(source, ImageBytesSource):
+        what = f"{clean(source.media_type)}, {human_size(len(source.data))}"
+    else:
+        what = clean(source.url if len(source.url) < 120 else source.url[:117] + "…")
+    alt = f' — "{clean(part.alt_text)}"' if part.alt_text else ""
+    return _block(f"[image: {what}{alt}]", "image")
+
+
+def _content(content: Any, options: FormatOptions, *, prose: bool) -> list[Block]:
+    """A user or tool body: its text parts (bounded) and image placeholders."""
+    if isinstance(content, str):
+        return bounded(content, options, prose=prose)
+    blocks: list[Block] = []
+    for part in content:
+        if isinstance(part, TextContent):
+            blocks.extend(bounded(part.text, options, prose=prose))
+        elif isinstance(part, ImageContent):
+            blocks.append(_image(part))
+    return blocks
+
+
+def header(record: RawMessageRecord, options: FormatOptions) -> Block:
+    """``#12 assistant  2026-01-02 03:04:05  840 ms · in 1,200 out 80``."""
+    kind = kind_name(record)
+    spans = [Span(f"#{record.sequence} ", "sequence"), Span(kind, f"kind.{kind}")]
+    spans.append(Span(f"  {record.started_at:%Y-%m-%d %H:%M:%S}", "timestamp"))
+    usage = usage_line(record)
+    if usage:
+        spans.append(Span(f"  {usage}", "usage"))
+    if record.sequence <= options.compacted_through:
+        spans.append(Span("  [compacted]", "compacted"))
+    return Block(tuple(spans))
+
+
+def _system(message: SystemMessage, options: FormatOptions) -> list[Block]:
+    return bounded(message.content, options, "body.system")
+
+
+def _agent(message: AgentMessage, options: FormatOptions) -> list[Block]:
+    return bounded(message.content, options, "body.agent")
+
+
+def _assistant(message: AssistantMessage, options: FormatOptions) -> list[Block]:
+    blocks: list[Block] = []
+    if message.reasoning:
+        if options.show_reasoning:
+            blocks.append(_block("▾ reasoning", "reasoning.marker"))
+            blocks.extend(bounded(message.reasoning, options, "reasoning"))
+        else:
+            count = len(message.reasoning)
+            blocks.append(_block(f"▸ reasoning ({count:,} chars, press r)", "reasoning.marker"))
+    if message.content:
+        blocks.extend(bounded(message.content, options, prose=True))
+    for call in message.tool_calls:
+        spans = (Span("→ call ", "tool.call"), Span(clean(call.name), "tool.name"), Span(f"  {clean(call.id)}", "id"))
+        blocks.append(Block(spans))
+        arguments = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=repr)
+        blocks.extend(bounded(arguments, options, "tool.arguments"))
+        if call.error:
+            blocks.append(_block(clean("arguments could not be decoded: " + call.error), "error"))
+    if message.stop is not None and not message.stop.ok:
+        blocks.append(_block(clean("⚠ stopped: " + message.stop.describe()), "problem"))
+    if message.provider or message.model:
+        blocks.append(_block(clean(f"{message.provider or ''} {message.model or ''}".strip()), "model"))
+    return blocks
+
+
+def _tool(message: ToolMessage, options: FormatOptions) -> list[Block]:
+    role = "tool.result.ok" if message.success else "tool.result.failed"
+    mark = "✓" if message.success else "✗ failed"
+    spans = (
+        Span("← result ", role),
+        Span(mark + " ", role),
+        Span(clean(message.name), "tool.result.name"),
+        Span(f"  {clean(message.tool_call_id)}", "id"),
+    )
+    return [Block(spans), *_content(message.content, options, prose=False)]
+
+
+def _user(message: UserMessage, options: FormatOptions) -> list[Block]:
+    return _content(message.content, options, prose=True)
+
+
+_BODIES: tuple[tuple[type, Callable[[Any, FormatOptions], list[Block]]], ...] = (
+    (SystemMessage, _system),
+    (AgentMessage, _agent),
+    (AssistantMessage, _assistant),
+    (ToolMessage, _tool),
+    (UserMessage, _user),
+)
+
+
+def _json_line(label: str, value: Any, role: str, options: FormatOptions) -> list[Block]:
+    """Metadata or tags as one JSON line, bounded like a body (a store may hold megabytes)."""
+    return bounded(label + " " + json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr), options, role)
+
+
+def format_record(record: RawMessageRecord, options: FormatOptions | None = None) -> list[Block]:
+    """Header, problems, body and details of one record."""
+    options = options or FormatOptions()
+    blocks = [header(record, options)]
+    message = record.message
+    blocks.extend(_block("✗ " + clean(problem), "problem") for problem in record.problems)
+    if isinstance(message, UnreadableMessage):
+        blocks.extend(bounded(message.raw_json, options, "body.unreadable"))
+        return blocks
+    for cls, body in _BODIES:
+        if isinstance(message, cls):
+            blocks.extend(body(message, options))
+            break
+    if record.metadata:
+        blocks.extend(_json_line("metadata", record.metadata, "metadata", options))
+    if record.tags:
+        blocks.extend(_json_line("tags", record.tags, "tags", options))
+    return blocks
+
+
+def full_text(record: RawMessageRecord) -> str:
+    """Everything of a record as one plain (cleaned) string: the detail view, export."""
+    return join(format_record(record, FormatOptions(show_reasoning=True, show_all=True)))
+
+
+def join(blocks: Iterable[Block]) -> str:
+    """Blocks as plain text, one line each."""
+    return "\n".join(block.text for block in blocks)
+
+
+def summary_blocks(snapshot: SnapshotInfo, *, limit: int | None = PREVIEW) -> list[Block]:
+    """A snapshot's summary: title, problems, and its text (a preview past ``limit``)."""
+    blocks = [_block(f"v{snapshot.version} summary", "summary.title")]
+    blocks.extend(_block("✗ " + clean(problem), "problem") for problem in snapshot.problems)
+    text = snapshot.summary_text
+    if limit is not None and len(text) > limit:
+        blocks.append(_block(clean(text[:limit]), "body"))
+        more = human_size(len(text) - limit)
+        blocks.append(_block(f"… {more} more — s in the version list reads it whole", "note"))
+    else:
+        blocks.append(_block(clean(text), "body"))
+    return blocks
+
+
+def context_line(version: int, tail: int, compacted: int, summary_chars: int) -> str:
+    """What the model sees of a compacted session, in words."""
+    return (
+        f"summary v{version} + {tail:,} tail message{'s' if tail != 1 else ''}\n"
+        f"{compacted:,} messages compacted into {summary_chars:,} characters"
+    )
