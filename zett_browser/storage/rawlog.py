@@ -81,7 +81,7 @@ class RawLogQueries(SessionStorageCore):
             rows = await self._raw_rows(connection, session_id, after, descending=False, limit=limit)
             return [record_from_row(row) for row in rows]
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def raw_page_before(
         self,
@@ -108,7 +108,7 @@ class RawLogQueries(SessionStorageCore):
             records.reverse()
             return records
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def _raw_position(
         self, connection: AsyncConnection, session_id: str, sequence: int | None, row_id: str | None
@@ -139,6 +139,7 @@ class RawLogQueries(SessionStorageCore):
             descending=descending,
             nulls_low=self._nulls_low,
             limit=limit,
+            nullable=self._may_be_null("raw_messages", "sequence"),
         )
 
     async def raw_bounds(self, session_id: str) -> RawLogBounds:

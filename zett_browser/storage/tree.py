@@ -101,10 +101,23 @@ class TreeQueries(SessionStorageCore):
         newest_first: bool,
         key: str,
     ) -> tuple[list[SessionNode], SessionCursor | None]:
-        """Keyset ids of a page (``limit + 1`` to know if more follow), then their nodes."""
+        """One keyset page of nodes (``limit + 1`` rows read to know if more follow).
+
+        The keyset picks the page's ids in a subquery; only those rows get the correlated
+        counts (never every candidate row).
+        """
         sort_key = type_coerce(sessions_t.c[key], RawValue())
         base = select(sessions_t.c.id, sort_key.label("sort_key")).where(*where)
-        keyed = await keyset_rows(
+
+        def with_counts(page: Select[Any], ordering: tuple[ColumnElement[Any], ...]) -> Select[Any]:
+            ids = page.subquery("page")
+            return (
+                select(*self._node_columns(), ids.c.sort_key)
+                .join_from(sessions_t, ids, ids.c.id == sessions_t.c.id)
+                .order_by(*ordering)
+            )
+
+        rows = await keyset_rows(
             connection,
             base,
             key=sort_key,
@@ -113,14 +126,13 @@ class TreeQueries(SessionStorageCore):
             descending=newest_first,
             nulls_low=self._nulls_low,
             limit=limit + 1,
+            nullable=self._may_be_null("agent_sessions", key),
+            wrap=with_counts,
         )
-        page = keyed[:limit]
-        statement = select(*self._node_columns()).where(sessions_t.c.id.in_([bind(row["id"]) for row in page]))
-        by_id = {row["id"]: row for row in (await connection.execute(statement)).mappings()}
-        nodes = [node_from_row(by_id[row["id"]]) for row in page if row["id"] in by_id]
+        nodes = [node_from_row(row) for row in rows[:limit]]
         next_cursor = None
-        if len(keyed) > limit and nodes:
-            last, node = page[-1], nodes[-1]
+        if len(rows) > limit and nodes:
+            last, node = rows[limit - 1], nodes[-1]
             next_cursor = SessionCursor(
                 at=node.updated_at if key == "updated_at" else node.created_at,
                 session_id=last["id"],
@@ -144,7 +156,7 @@ class TreeQueries(SessionStorageCore):
             )
             return Page(items=nodes, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def list_children(
         self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
@@ -171,7 +183,7 @@ class TreeQueries(SessionStorageCore):
             marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
@@ -239,7 +251,7 @@ class TreeQueries(SessionStorageCore):
             marked = [_with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         """One session as a tree node, or None."""
