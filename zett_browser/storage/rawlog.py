@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import case, func, select, type_coerce
+from sqlalchemy import func, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -148,10 +148,15 @@ class RawLogQueries(SessionStorageCore):
         ``count`` counts every row, also those whose sequence is NULL or not a number
         (they are paged too, see :meth:`raw_page`); the bounds are integers or None.
         """
-        number: Any = raw_t.c.sequence
+        where: list[Any] = [raw_t.c.session_id == bind(session_id)]
+        numbers = list(where)
         if self.target.dialect == "sqlite":  # only SQLite lets text into an INTEGER column
-            number = case((raw_t.c.sequence <= _LARGEST, raw_t.c.sequence))
-        statement = select(func.min(number), func.max(number), func.count()).where(raw_t.c.session_id == session_id)
+            numbers.append(raw_t.c.sequence <= _LARGEST)  # an index range: min/max stay O(log n)
+        statement = select(
+            select(func.min(raw_t.c.sequence)).where(*numbers).scalar_subquery(),
+            select(func.max(raw_t.c.sequence)).where(*numbers).scalar_subquery(),
+            select(func.count()).select_from(raw_t).where(*where).scalar_subquery(),
+        )
 
         async def work(connection: AsyncConnection) -> RawLogBounds:
             first, last, count = (await connection.execute(statement)).one()
