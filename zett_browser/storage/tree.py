@@ -13,9 +13,9 @@ damaged store:
 Costs: roots and children are O(page) keyset walks (:mod:`.keyset`). ``list_children``
 adds one recursive look-up up the parent's own chain (O(depth), a few index probes) to
 notice a cycle. ``list_orphans`` walks delegated sessions by activity until a page is
-found, as before, and walks up the chain of each delegated session whose parent is
-itself delegated (O(delegated × depth), never messages); start-up asks it for one
-orphan only.
+found, as before (O(delegated sessions) at worst, never messages), plus one pass over
+the session ids to find cycle representatives (see :meth:`TreeQueries._cycle_representatives`);
+start-up asks it for one orphan only.
 """
 
 from __future__ import annotations
@@ -206,8 +206,12 @@ class TreeQueries(SessionStorageCore):
     def _cycle_representatives(self) -> Select[Any]:
         """Ids of the smallest member of each parent cycle.
 
-        The walk starts only at sessions whose parent is itself delegated (a cycle member
-        always is), so the children of roots, most of a store, cost one probe each.
+        A representative's parent is another member, so its id sorts after the
+        representative's own (or equals it: a self-parent). The walk therefore starts
+        only at sessions whose parent id is not smaller than their own and whose parent
+        is itself delegated. zett-agent's ids are UUIDv7 (time-ordered) and a parent is
+        created before its children, so in a healthy store no walk starts at all: the
+        cost is one pass over the sessions' ids.
         """
         parent = aliased(sessions_t, name="p")
         up = aliased(sessions_t, name="up")
@@ -218,7 +222,10 @@ class TreeQueries(SessionStorageCore):
                 literal(1, Integer).label("depth"),
             )
             .join_from(sessions_t, parent, parent.c.id == sessions_t.c.parent_session_id)
-            .where(func.coalesce(parent.c.parent_session_id, "") != "")
+            .where(
+                sessions_t.c.parent_session_id >= sessions_t.c.id,
+                func.coalesce(parent.c.parent_session_id, "") != "",
+            )
         )
         walk = anchor.cte("cycle_walk", recursive=True)
         step = (
