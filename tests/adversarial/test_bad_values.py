@@ -452,3 +452,22 @@ async def test_the_app_shows_every_session_and_a_page_of_a_damaged_store(tmp_pat
         labels = {str(child.label) for child in orphans.children}
         assert any("parent cycle" in label for label in labels)
     assert d.sha256(path) == before
+
+
+async def test_live_polling_sees_an_append_behind_a_garbage_updated_at(tmp_path: Path) -> None:
+    """A garbage ``updated_at`` sorts above every timestamp; the token must still move."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = d.copy_fixture("storage_api", tmp_path)
+    d.bad_session_time(path, d.EMPTY, "updated_at", "yesterday-ish")
+    browser = open_store(path)
+    writer = SQLiteSessionStorage(path)
+    try:
+        before = await browser.change_token()
+        await writer.append(d.KITCHEN_SINK, "r", UserMessage(content="one more"))
+        after = await browser.change_token()
+        assert after != before
+        assert after == await browser.change_token()
+    finally:
+        await writer.close()
+        await browser.close()

@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select, type_coerce
+from sqlalchemy import func, literal_column, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -232,15 +232,20 @@ class RawLogQueries(SessionStorageCore):
     async def change_token(self) -> tuple[object, ...]:
         """A cheap value that changes whenever a session, message or snapshot is committed.
 
-        Appends and session updates move the newest ``updated_at`` (read from the activity
-        index); a new snapshot moves the largest snapshot id (UUIDv7, time-ordered, read
-        from the primary key). Two index look-ups, whatever the store's size, on any
-        dialect; compare tokens to decide whether anything needs re-reading.
+        Session creations and updates move the newest ``updated_at`` (read from the
+        activity index); a new snapshot moves the largest snapshot id (UUIDv7,
+        time-ordered, read from the primary key); an append moves the last Raw Log row
+        (SQLite's rowid, which no stored value can mask; elsewhere the largest UUIDv7 id).
+        Three index look-ups, whatever the store's size, on any dialect; compare tokens to
+        decide whether anything needs re-reading. The newest ``updated_at`` is read raw:
+        a garbage value there (which sorts above every timestamp) is still a token, and
+        appends still move the last row.
         """
+        last_row = literal_column("rowid") if self.target.dialect == "sqlite" else raw_t.c.id
         statement = select(
-            # Raw: the newest value may be garbage text, which must still be comparable.
             select(func.max(type_coerce(sessions_t.c.updated_at, RawValue()))).scalar_subquery(),
             select(func.max(snapshots_t.c.id)).scalar_subquery(),
+            select(func.max(last_row)).select_from(raw_t).scalar_subquery(),
         )
 
         async def work(connection: AsyncConnection) -> tuple[object, ...]:
