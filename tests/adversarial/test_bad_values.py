@@ -266,6 +266,28 @@ def _deep_snapshot(path: Path) -> tuple[str, str | None]:
     return "load", "0193a5c0-0000-7000-8000-00000000a9e1"
 
 
+for _column, _value in (("role", "tool-ish"), ("input_tokens", "many"), ("duration_ns", b"\x01"), ("sequence", 2**62)):
+
+    def _record_number(path: Path, column: str = _column, value: object = _value) -> tuple[str, str | None]:
+        target = d.raw_id(path, d.KITCHEN_SINK, 6)
+        d.bad_message_value(path, d.KITCHEN_SINK, 6, column, value)
+        return "record", None if column in ("role", "sequence") else target
+
+    CASES[f"message {_column} {_value!r}"] = ("storage_api", _record_number)
+
+
+@case("session_type is text")
+def _session_type_text(path: Path) -> tuple[str, str | None]:
+    d.execute(path, "update agent_sessions set session_type='cron' where id=?", d.NIGHTLY)
+    return "session", d.NIGHTLY
+
+
+@case("JSON 100,000 deep in an older snapshot", "agent_run")
+def _deep_old_snapshot(path: Path) -> tuple[str, str | None]:
+    d.execute(path, "update session_snapshots set message_json=? where version=1", d.deep_json())
+    return "record", None
+
+
 @case("self-parent")
 def _self_parent(path: Path) -> tuple[str, str | None]:
     d.set_parent(path, d.NIGHTLY, d.NIGHTLY)
@@ -430,3 +452,22 @@ async def test_the_app_shows_every_session_and_a_page_of_a_damaged_store(tmp_pat
         labels = {str(child.label) for child in orphans.children}
         assert any("parent cycle" in label for label in labels)
     assert d.sha256(path) == before
+
+
+async def test_live_polling_sees_an_append_behind_a_garbage_updated_at(tmp_path: Path) -> None:
+    """A garbage ``updated_at`` sorts above every timestamp; the token must still move."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = d.copy_fixture("storage_api", tmp_path)
+    d.bad_session_time(path, d.EMPTY, "updated_at", "yesterday-ish")
+    browser = open_store(path)
+    writer = SQLiteSessionStorage(path)
+    try:
+        before = await browser.change_token()
+        await writer.append(d.KITCHEN_SINK, "r", UserMessage(content="one more"))
+        after = await browser.change_token()
+        assert after != before
+        assert after == await browser.change_token()
+    finally:
+        await writer.close()
+        await browser.close()

@@ -123,6 +123,8 @@ class SessionStorageCore:
         self._ready_locks: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
         self._ready = False
         self._has_session_type = True
+        #: Columns the store declares nullable (read when browsing; None: zett-agent's schema).
+        self._nullable: set[tuple[str, str]] | None = None
 
     @classmethod
     def open_for_browsing(cls, target: str | os.PathLike[str] | URL | None = None) -> Self:
@@ -181,8 +183,25 @@ class SessionStorageCore:
             raise NotZettStoreError(
                 f"{self.display_name} is not a zett-agent store: it has no {', '.join(missing)} table"
             )
-        columns = {column["name"] for column in inspector.get_columns("agent_sessions")}
-        return "session_type" in columns
+        session_columns = inspector.get_columns("agent_sessions")
+        # Sort keys the store declares NOT NULL cannot be NULL (SQLite enforces it), so the
+        # keyset pages skip their NULL band: one statement a page instead of two.
+        self._nullable = {
+            (table, column["name"])
+            for table, columns in (
+                ("agent_sessions", session_columns),
+                ("raw_messages", inspector.get_columns("raw_messages")),
+            )
+            for column in columns
+            if column.get("nullable", True)
+        }
+        return "session_type" in {column["name"] for column in session_columns}
+
+    def _may_be_null(self, table: str, column: str) -> bool:
+        """Whether the store's schema lets ``table.column`` hold NULL (unknown: yes)."""
+        if self._nullable is None:
+            return self.read_only
+        return (table, column) in self._nullable
 
     @staticmethod
     def _create_schema(connection: Connection) -> None:

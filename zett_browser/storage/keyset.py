@@ -12,7 +12,7 @@ one extra index probe for the empty NULL band on the last page.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,9 +51,15 @@ def bind(value: Any) -> ColumnElement[Any]:
     return literal(value)
 
 
+Ordering = tuple[ColumnElement[Any], ...]
+#: Turns one band's limited, ordered query into the statement run (e.g. joins the page's
+#: ids to the columns that are costly to compute for every candidate row).
+Wrap = Callable[[Select[Any], Ordering], Select[Any]]
+
+
 def _value_band(
     query: Select[Any], key: ColumnElement[Any], row_id: ColumnElement[Any], after: Position | None, descending: bool
-) -> Select[Any]:
+) -> tuple[Select[Any], Ordering]:
     query = query.where(key.is_not(None))
     if after is not None and not after.null_key:
         bound = bind(after.key)
@@ -66,21 +72,20 @@ def _value_band(
         if after.id is None:
             query = query.where(beyond)
         else:
-            query = query.where(
-                or_(beyond, and_(key == bound, row_id < bind(after.id) if descending else row_id > bind(after.id)))
-            )
+            tie = row_id < bind(after.id) if descending else row_id > bind(after.id)
+            query = query.where(or_(beyond, and_(key == bound, tie)))
     if descending:
-        return query.order_by(key.desc(), row_id.desc())
-    return query.order_by(key.asc(), row_id.asc())
+        return query, (key.desc(), row_id.desc())
+    return query, (key.asc(), row_id.asc())
 
 
 def _null_band(
     query: Select[Any], key: ColumnElement[Any], row_id: ColumnElement[Any], after: Position | None, descending: bool
-) -> Select[Any]:
+) -> tuple[Select[Any], Ordering]:
     query = query.where(key.is_(None))
     if after is not None and after.null_key and after.id is not None:
         query = query.where(row_id < bind(after.id) if descending else row_id > bind(after.id))
-    return query.order_by(row_id.desc() if descending else row_id.asc())
+    return query, (row_id.desc() if descending else row_id.asc(),)
 
 
 async def keyset_rows(
@@ -93,25 +98,30 @@ async def keyset_rows(
     descending: bool,
     nulls_low: bool,
     limit: int,
+    nullable: bool = True,
+    wrap: Wrap | None = None,
 ) -> Sequence[Mapping[Any, Any]]:
     """Up to ``limit`` rows of ``base`` after ``after`` in (key, id) order, NULL keys as a band.
 
     ``key`` must be read raw (typed :class:`~.rows.RawValue`): the caller labels it in
-    ``base`` to build the next position from the last row.
+    ``base`` to build the next position from the last row. ``nullable=False`` (the
+    schema forbids NULL keys) skips the NULL band.
     """
     null_first = nulls_low != descending
     bands: tuple[str, ...] = ("null", "value") if null_first else ("value", "null")
     if after is not None:
         bands = bands[bands.index("null" if after.null_key else "value") :]
+    if not nullable and not (after is not None and after.null_key):
+        bands = tuple(band for band in bands if band == "value")
     rows: list[Mapping[Any, Any]] = []
     for band in bands:
         cut = after if after is not None and (band == "null") == after.null_key else None
-        if band == "value":
-            query = _value_band(base, key, row_id, cut, descending)
-        else:
-            query = _null_band(base, key, row_id, cut, descending)
-        result = await connection.execute(query.limit(limit - len(rows)))
-        rows.extend(result.mappings().all())
+        make = _value_band if band == "value" else _null_band
+        query, ordering = make(base, key, row_id, cut, descending)
+        statement = query.order_by(*ordering).limit(limit - len(rows))
+        if wrap is not None:
+            statement = wrap(statement, ordering)
+        rows.extend((await connection.execute(statement)).mappings().all())
         if len(rows) >= limit:
             break
     return rows

@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import case, func, select, type_coerce
+from sqlalchemy import func, literal_column, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -81,7 +81,7 @@ class RawLogQueries(SessionStorageCore):
             rows = await self._raw_rows(connection, session_id, after, descending=False, limit=limit)
             return [record_from_row(row) for row in rows]
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def raw_page_before(
         self,
@@ -108,7 +108,7 @@ class RawLogQueries(SessionStorageCore):
             records.reverse()
             return records
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def _raw_position(
         self, connection: AsyncConnection, session_id: str, sequence: int | None, row_id: str | None
@@ -139,6 +139,7 @@ class RawLogQueries(SessionStorageCore):
             descending=descending,
             nulls_low=self._nulls_low,
             limit=limit,
+            nullable=self._may_be_null("raw_messages", "sequence"),
         )
 
     async def raw_bounds(self, session_id: str) -> RawLogBounds:
@@ -147,10 +148,15 @@ class RawLogQueries(SessionStorageCore):
         ``count`` counts every row, also those whose sequence is NULL or not a number
         (they are paged too, see :meth:`raw_page`); the bounds are integers or None.
         """
-        number: Any = raw_t.c.sequence
+        where: list[Any] = [raw_t.c.session_id == bind(session_id)]
+        numbers = list(where)
         if self.target.dialect == "sqlite":  # only SQLite lets text into an INTEGER column
-            number = case((raw_t.c.sequence <= _LARGEST, raw_t.c.sequence))
-        statement = select(func.min(number), func.max(number), func.count()).where(raw_t.c.session_id == session_id)
+            numbers.append(raw_t.c.sequence <= _LARGEST)  # an index range: min/max stay O(log n)
+        statement = select(
+            select(func.min(raw_t.c.sequence)).where(*numbers).scalar_subquery(),
+            select(func.max(raw_t.c.sequence)).where(*numbers).scalar_subquery(),
+            select(func.count()).select_from(raw_t).where(*where).scalar_subquery(),
+        )
 
         async def work(connection: AsyncConnection) -> RawLogBounds:
             first, last, count = (await connection.execute(statement)).one()
@@ -226,15 +232,20 @@ class RawLogQueries(SessionStorageCore):
     async def change_token(self) -> tuple[object, ...]:
         """A cheap value that changes whenever a session, message or snapshot is committed.
 
-        Appends and session updates move the newest ``updated_at`` (read from the activity
-        index); a new snapshot moves the largest snapshot id (UUIDv7, time-ordered, read
-        from the primary key). Two index look-ups, whatever the store's size, on any
-        dialect; compare tokens to decide whether anything needs re-reading.
+        Session creations and updates move the newest ``updated_at`` (read from the
+        activity index); a new snapshot moves the largest snapshot id (UUIDv7,
+        time-ordered, read from the primary key); an append moves the last Raw Log row
+        (SQLite's rowid, which no stored value can mask; elsewhere the largest UUIDv7 id).
+        Three index look-ups, whatever the store's size, on any dialect; compare tokens to
+        decide whether anything needs re-reading. The newest ``updated_at`` is read raw:
+        a garbage value there (which sorts above every timestamp) is still a token, and
+        appends still move the last row.
         """
+        last_row = literal_column("rowid") if self.target.dialect == "sqlite" else raw_t.c.id
         statement = select(
-            # Raw: the newest value may be garbage text, which must still be comparable.
             select(func.max(type_coerce(sessions_t.c.updated_at, RawValue()))).scalar_subquery(),
             select(func.max(snapshots_t.c.id)).scalar_subquery(),
+            select(func.max(last_row)).select_from(raw_t).scalar_subquery(),
         )
 
         async def work(connection: AsyncConnection) -> tuple[object, ...]:

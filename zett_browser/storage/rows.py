@@ -189,28 +189,51 @@ def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
 
 def _count(value: Any) -> int:
     """A correlated count or last sequence; anything odd (a text sequence's max) is 0."""
+    if type(value) is int:
+        return value
     if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
         return int(value)
     return 0
 
 
 def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
-    """Build a tree node from a session row with its correlated counts."""
-    problems = text_problems(row, ("id", "parent_session_id", "title", "agent_name"))
-    created = _time(row, "created_at", problems) or UNREADABLE_TIME
-    updated = _time(row, "updated_at", problems) or UNREADABLE_TIME
-    session_type = _int(row, "session_type", problems) or 0
-    if not isinstance(row["message_count"], int):
-        problems.append(f"the last sequence is not an integer: {row['message_count']!r:.40}")
+    """Build a tree node from a session row with its correlated counts.
+
+    Written for speed (a page of children holds up to 1,000 nodes): each value is read
+    once and checked by exact type, the slow path only for a damaged value.
+    """
+    session_id, parent, title, agent = row["id"], row["parent_session_id"], row["title"], row["agent_name"]
+    problems = [
+        f"{name} is not valid UTF-8"
+        for name, value in (("id", session_id), ("parent_session_id", parent), ("title", title), ("agent_name", agent))
+        if type(value) is BadText
+    ]
+    created, updated, session_type, last = (
+        row["created_at"],
+        row["updated_at"],
+        row["session_type"],
+        row["message_count"],
+    )
+    if type(created) is not datetime:
+        created = _time(row, "created_at", problems) or UNREADABLE_TIME
+    if type(updated) is not datetime:
+        updated = _time(row, "updated_at", problems) or UNREADABLE_TIME
+    if type(session_type) is not int:
+        session_type = _int(row, "session_type", problems) or 0
+    if type(last) is not int:
+        problems.append(f"the last sequence is not an integer: {last!r:.40}")
+        last = _count(last)
+    if parent is not None and parent == session_id:
+        problems.append("parent cycle: it is its own parent")
     return SessionNode(
-        session_id=row["id"] if isinstance(row["id"], str) else str(row["id"]),  # BadText stays findable
-        parent_session_id=row["parent_session_id"],
+        session_id=session_id if isinstance(session_id, str) else str(session_id),  # BadText stays findable
+        parent_session_id=parent,
         session_type=session_type,
-        title=row["title"],
-        agent_name=row["agent_name"],
+        title=title,
+        agent_name=agent,
         created_at=created,
         updated_at=updated,
-        message_count=_count(row["message_count"]),
+        message_count=last,
         child_count=_count(row["child_count"]),
         snapshot_count=_count(row["snapshot_count"]),
         problems=tuple(problems),

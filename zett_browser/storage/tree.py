@@ -13,9 +13,9 @@ damaged store:
 Costs: roots and children are O(page) keyset walks (:mod:`.keyset`). ``list_children``
 adds one recursive look-up up the parent's own chain (O(depth), a few index probes) to
 notice a cycle. ``list_orphans`` walks delegated sessions by activity until a page is
-found, as before, and walks up the chain of each delegated session whose parent is
-itself delegated (O(delegated × depth), never messages); start-up asks it for one
-orphan only.
+found, as before (O(delegated sessions) at worst, never messages), plus one pass over
+the session ids to find cycle representatives (see :meth:`TreeQueries._cycle_representatives`);
+start-up asks it for one orphan only.
 """
 
 from __future__ import annotations
@@ -101,10 +101,23 @@ class TreeQueries(SessionStorageCore):
         newest_first: bool,
         key: str,
     ) -> tuple[list[SessionNode], SessionCursor | None]:
-        """Keyset ids of a page (``limit + 1`` to know if more follow), then their nodes."""
+        """One keyset page of nodes (``limit + 1`` rows read to know if more follow).
+
+        The keyset picks the page's ids in a subquery; only those rows get the correlated
+        counts (never every candidate row).
+        """
         sort_key = type_coerce(sessions_t.c[key], RawValue())
         base = select(sessions_t.c.id, sort_key.label("sort_key")).where(*where)
-        keyed = await keyset_rows(
+
+        def with_counts(page: Select[Any], ordering: tuple[ColumnElement[Any], ...]) -> Select[Any]:
+            ids = page.subquery("page")
+            return (
+                select(*self._node_columns(), ids.c.sort_key)
+                .join_from(sessions_t, ids, ids.c.id == sessions_t.c.id)
+                .order_by(*ordering)
+            )
+
+        rows = await keyset_rows(
             connection,
             base,
             key=sort_key,
@@ -113,14 +126,13 @@ class TreeQueries(SessionStorageCore):
             descending=newest_first,
             nulls_low=self._nulls_low,
             limit=limit + 1,
+            nullable=self._may_be_null("agent_sessions", key),
+            wrap=with_counts,
         )
-        page = keyed[:limit]
-        statement = select(*self._node_columns()).where(sessions_t.c.id.in_([bind(row["id"]) for row in page]))
-        by_id = {row["id"]: row for row in (await connection.execute(statement)).mappings()}
-        nodes = [node_from_row(by_id[row["id"]]) for row in page if row["id"] in by_id]
+        nodes = [node_from_row(row) for row in rows[:limit]]
         next_cursor = None
-        if len(keyed) > limit and nodes:
-            last, node = page[-1], nodes[-1]
+        if len(rows) > limit and nodes:
+            last, node = rows[limit - 1], nodes[-1]
             next_cursor = SessionCursor(
                 at=node.updated_at if key == "updated_at" else node.created_at,
                 session_id=last["id"],
@@ -144,7 +156,7 @@ class TreeQueries(SessionStorageCore):
             )
             return Page(items=nodes, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def list_children(
         self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
@@ -171,7 +183,7 @@ class TreeQueries(SessionStorageCore):
             marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
@@ -194,8 +206,12 @@ class TreeQueries(SessionStorageCore):
     def _cycle_representatives(self) -> Select[Any]:
         """Ids of the smallest member of each parent cycle.
 
-        The walk starts only at sessions whose parent is itself delegated (a cycle member
-        always is), so the children of roots, most of a store, cost one probe each.
+        A representative's parent is another member, so its id sorts after the
+        representative's own (or equals it: a self-parent). The walk therefore starts
+        only at sessions whose parent id is not smaller than their own and whose parent
+        is itself delegated. zett-agent's ids are UUIDv7 (time-ordered) and a parent is
+        created before its children, so in a healthy store no walk starts at all: the
+        cost is one pass over the sessions' ids.
         """
         parent = aliased(sessions_t, name="p")
         up = aliased(sessions_t, name="up")
@@ -206,7 +222,10 @@ class TreeQueries(SessionStorageCore):
                 literal(1, Integer).label("depth"),
             )
             .join_from(sessions_t, parent, parent.c.id == sessions_t.c.parent_session_id)
-            .where(func.coalesce(parent.c.parent_session_id, "") != "")
+            .where(
+                sessions_t.c.parent_session_id >= sessions_t.c.id,
+                func.coalesce(parent.c.parent_session_id, "") != "",
+            )
         )
         walk = anchor.cte("cycle_walk", recursive=True)
         step = (
@@ -239,7 +258,7 @@ class TreeQueries(SessionStorageCore):
             marked = [_with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         """One session as a tree node, or None."""

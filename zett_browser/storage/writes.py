@@ -268,18 +268,7 @@ class DocumentedWrites(SessionStorageCore):
         message_json = encode_messages([compacted_message])
 
         async def work(connection: AsyncConnection) -> ContextSnapshot:
-            latest = (
-                (
-                    await connection.execute(
-                        select(snapshots_t.c.version, snapshots_t.c.compacted_through_sequence)
-                        .where(snapshots_t.c.session_id == session_id)
-                        .order_by(snapshots_t.c.version.desc())
-                        .limit(1)
-                    )
-                )
-                .mappings()
-                .first()
-            )
+            latest = await self._latest_version(connection, session_id)
             version = latest["version"] if latest is not None else 0
             if version != expected_version:
                 raise ValueError("Snapshot conflict; reload the session")
@@ -312,6 +301,17 @@ class DocumentedWrites(SessionStorageCore):
             )
 
         return await self._write(work)
+
+    @staticmethod
+    async def _latest_version(connection: AsyncConnection, session_id: str) -> Any:
+        """The latest snapshot's version and boundary, or None."""
+        statement = (
+            select(snapshots_t.c.version, snapshots_t.c.compacted_through_sequence)
+            .where(snapshots_t.c.session_id == session_id)
+            .order_by(snapshots_t.c.version.desc())
+            .limit(1)
+        )
+        return (await connection.execute(statement)).mappings().first()
 
 
 __all__ = ["DocumentedWrites"]
