@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from . import __version__
 from .storage import SQLSessionStorage, StoreError, open_store
-from .storage.engine import Target, scrub
+from .storage.target import Target, scrub
 from .text import clean
 
 PROG = "zett-browser"

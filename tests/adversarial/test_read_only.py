@@ -202,6 +202,61 @@ def test_a_store_readable_but_not_writable_in_a_writable_directory_leaves_nothin
     assert sha256(store) == before_digest
 
 
+NOBODY_READ_ONLY_DIRECTORY = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    sys.path.insert(0, {repo!r})
+    from zett_browser.storage import open_store, StoreError
+    if os.geteuid() == 0:
+        os.setgid(65534)
+        os.setuid(65534)
+    assert not os.access(os.path.dirname({store!r}), os.W_OK)
+
+    async def browse():
+        storage = open_store({store!r})
+        try:
+            return len(await storage.list_sessions())
+        except StoreError as error:
+            return f"ERROR {{error}}"
+        finally:
+            await storage.close()
+
+    print(asyncio.run(browse()))
+    """
+)
+
+
+@pytest.mark.parametrize("sidecars", ["absent", "left by a writer"])
+def test_a_read_only_directory(tmp_path: Path, sidecars: str) -> None:
+    """Without a -shm SQLite cannot read a WAL store there: a clear error. With one, it browses."""
+    if not running_as_root():
+        pytest.skip("needs root to switch to an unprivileged user")
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    store = directory / "sessions.sqlite3"
+    shutil.copy(FIXTURES / "agent_run.sqlite3", store)
+    if sidecars == "left by a writer":
+        holder = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        holder.execute("select 1 from raw_messages").fetchone()
+        holder.close()  # mode=ro leaves -wal and -shm, as a crashed writer would
+    for path in directory.iterdir():
+        path.chmod(0o666)
+    directory.chmod(0o555)
+    for parent in [tmp_path, *tmp_path.parents]:
+        if parent == Path("/"):
+            break
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)
+    before = listing(directory)
+    script = NOBODY_READ_ONLY_DIRECTORY.format(repo=str(REPO), store=str(store))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    directory.chmod(0o755)
+    if sidecars == "absent":
+        assert "ERROR" in result.stdout and "directory is not writable" in result.stdout, result.stdout + result.stderr
+    else:
+        assert result.stdout.strip().isdigit() and int(result.stdout) > 0, result.stdout + result.stderr
+    assert listing(directory) == before
+
+
 # --------------------------------------------------------------------------- the clean-up's caution
 
 HOLDER = textwrap.dedent(

@@ -72,13 +72,6 @@ def _open_in_this_process(identities: set[tuple[int, int]]) -> bool | None:
     return None
 
 
-def other_process_attached(shm_fd: int) -> bool:
-    """True when another process holds a lock on the ``-shm`` DMS byte (F_GETLK)."""
-    query = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
-    answer = fcntl.fcntl(shm_fd, fcntl.F_GETLK, query)
-    return struct.unpack(_FLOCK, answer)[0] != fcntl.F_UNLCK
-
-
 def _open_for_locking(shm: Path) -> int:
     """Open ``shm`` read-write (a write lock needs it).
 
