@@ -231,3 +231,24 @@ def test_the_start_up_check_does_not_build_the_app(tmp_path: Path, store: Path) 
         env=env,
     )
     assert result.stdout.strip() == "[2, 2] False False", result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------- the header
+
+
+async def test_the_header_shows_the_resolved_path_cleaned(tmp_path: Path) -> None:
+    """A store path holding ESC reached the terminal through the header subtitle."""
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.app import make_app
+
+    directory = tmp_path / "d\x1b]0;pwned\x07"
+    directory.mkdir()
+    shutil.copy(FIXTURES / "agent_run.sqlite3", directory / "sessions.sqlite3")
+    (tmp_path / "other").mkdir()
+    typed = str(tmp_path / "other" / ".." / directory.name / "sessions.sqlite3")
+    app = make_app(typed, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        subtitle = str(app.screen.sub_title)
+    assert "\x1b" not in subtitle and "\x07" not in subtitle
+    assert subtitle == str(tmp_path / "d␛]0;pwned␇" / "sessions.sqlite3")

@@ -370,3 +370,18 @@ def test_a_socket_and_a_device_are_refused(tmp_path: Path) -> None:
         open_store("/dev/null")
     with pytest.raises(StoreError):
         open_store("/dev/zero")
+
+
+def test_the_live_demo_leaves_only_its_store(tmp_path: Path, tmux: Tmux) -> None:
+    """The live demo writes while the app browses read-only; on quit its WAL is folded into its own store."""
+    store = tmp_path / "demo.sqlite3"
+    tmux.start("demo", str(store), "--live")
+    wait_for(lambda: tmux.value("alternate_on") == "1" and Path(f"{store}-wal").exists(), 30, "the live demo")
+    time.sleep(2.0)  # a step or two written
+    tmux("send-keys", "-t", "app", "q")
+    wait_for(lambda: tmux.value("pane_dead") == "1", 20, "the demo to quit")
+    assert tmux.value("alternate_on") == "0"
+    assert sorted(listing(tmp_path)) == ["demo.sqlite3"]
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
+        assert connection.execute("pragma integrity_check").fetchone()[0] == "ok"
+    connection.close()
