@@ -15,11 +15,12 @@ removes the ones the browse created, only when all of these hold (measured on SQ
 * no file descriptor of this process still refers to either file (another connection of
   this process, e.g. the live demo's writer, would lose its locks when we closed ours:
   POSIX locks belong to the process);
-* no other process is attached: every connection using the ``-shm`` holds a shared lock
-  on its "DMS" byte (offset 128). We take a write lock on that byte without waiting; it
-  fails while anyone holds the shared lock, and while we hold it any process that opens
-  the store gets ``SQLITE_BUSY`` and retries, then creates fresh files. The files are
-  unlinked under that lock.
+* no other process is attached: every connection using the ``-shm`` holds a shared POSIX
+  lock on its "DMS" byte (offset 128). We take a write lock on that byte without waiting;
+  it fails while anyone holds the shared lock. While we hold it, a process opening the
+  store cannot attach to the old ``-shm`` (SQLite retries internally for about 10 s
+  before reporting SQLITE_PROTOCOL; we hold the lock for two unlinks), and afterwards it
+  creates fresh files. The files are unlinked under that lock.
 
 Anything unexpected (a failed stat, lock or unlink) leaves the files where they are:
 leaving an empty ``-wal`` is untidy, deleting a live one would lose data.
@@ -29,15 +30,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 #: Byte of the ``-shm`` file every attached connection holds a shared lock on (unix VFS:
 #: ``UNIX_SHM_DMS`` = (22 + SQLITE_SHM_NLOCK) * 4 + SQLITE_SHM_NLOCK, SQLITE_SHM_NLOCK = 8).
 SHM_DMS_OFFSET = 128
-#: ``struct flock`` on Linux x86-64/aarch64: l_type, l_whence (short), l_start, l_len (off_t), l_pid.
-_FLOCK = "hhqqi"
 
 
 def sidecar_paths(path: Path) -> tuple[Path, Path]:
@@ -131,15 +129,14 @@ class SidecarGuard:
         try:
             if _identity(self.shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
                 return []
-            lock = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
-            try:
-                fcntl.fcntl(fd, fcntl.F_SETLK, lock)
+            try:  # Python's lockf is fcntl(F_SETLK) on a struct flock: the lock SQLite tests
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, SHM_DMS_OFFSET, os.SEEK_SET)
             except OSError:
                 return []  # another process is attached
             if self.wal.exists() and os.stat(self.wal).st_size != 0:
                 return []
             removed = []
-            for path in candidates:  # -wal first: a -wal without its -shm is never used
+            for path in candidates:  # the empty -wal first, then the -shm we still lock
                 if path.exists():
                     path.unlink()
                     removed.append(path)
