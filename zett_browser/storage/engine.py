@@ -86,7 +86,7 @@ def check_sqlite_file(path: Path) -> None:
         StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError,
         NotAFileError
     """
-    shown = clean(path)
+    shown = clean(path.resolve())
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
