@@ -385,3 +385,29 @@ def test_the_live_demo_leaves_only_its_store(tmp_path: Path, tmux: Tmux) -> None
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
         assert connection.execute("pragma integrity_check").fetchone()[0] == "ok"
     connection.close()
+
+
+async def test_sigterm_to_a_running_app_exits_it_through_unmount(store: Path) -> None:
+    """Without tmux: the app turns SIGTERM into exit() on its loop, and its storage is closed.
+
+    The signal is sent only once the handler is seen on the loop: without it, SIGTERM would
+    end the test run itself.
+    """
+    import signal
+
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.app import make_app
+
+    before = listing(store.parent)
+    app = make_app(str(store), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert Path(f"{store}-shm").exists(), "the app is browsing"
+        handlers = getattr(asyncio.get_running_loop(), "_signal_handlers", {})
+        assert signal.SIGTERM in handlers and signal.SIGHUP in handlers, "no exit handler installed"
+        os.kill(os.getpid(), signal.SIGTERM)
+        wait = asyncio.get_running_loop().time() + 10
+        while app.is_running and asyncio.get_running_loop().time() < wait:
+            await asyncio.sleep(0.05)
+        assert not app.is_running
+    assert listing(store.parent) == before
