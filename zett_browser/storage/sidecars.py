@@ -24,6 +24,14 @@ removes the ones the browse created, only when all of these hold (measured on SQ
 
 Anything unexpected (a failed stat, lock or unlink) leaves the files where they are:
 leaving an empty ``-wal`` is untidy, deleting a live one would lose data.
+
+A consequence to know (measured with zett-agent 0.2.1, which opens a connection per
+call): an agent that writes while the browser is open leaves its commits in the
+``-wal`` until its next call, like with any other open reader. A backup restored over
+the store must then be restored without that ``-wal``: SQLite applies whatever ``-wal``
+sits beside a database (after 300 appends and a restore, the next open found the
+restored file "malformed"). The browser never deletes a non-empty ``-wal``; the store's
+own bytes are never written.
 """
 
 from __future__ import annotations
