@@ -11,7 +11,11 @@ removes the ones the browse created, only when all of these hold (measured on SQ
 
 * the ``-wal`` is empty. A non-empty ``-wal`` holds commits of a writer that ran while we
   browsed and exited without checkpointing (it could not: we were attached); those
-  commits exist nowhere else, so the file stays, and the next writer folds it in;
+  commits exist nowhere else, so the file stays, and the next writer folds it in. The
+  exception: the store itself is gone (deleted or moved away while we browsed). SQLite
+  finds a ``-wal`` by name only, so an orphan one is of no use to anyone, and would be
+  applied to the next database created at that path (zett-agent creates its default
+  store when it is missing): it goes;
 * no file descriptor of this process still refers to either file (another connection of
   this process, e.g. the live demo's writer, would lose its locks when we closed ours:
   POSIX locks belong to the process);
@@ -101,6 +105,7 @@ def _open_for_locking(shm: Path) -> int:
 class SidecarGuard:
     """What existed beside a SQLite store when it was opened for browsing."""
 
+    store: Path
     wal: Path
     shm: Path
     wal_existed: bool
@@ -110,7 +115,13 @@ class SidecarGuard:
     def record(cls, path: Path) -> SidecarGuard:
         """Note which sidecar files exist now, before the first connection."""
         wal, shm = sidecar_paths(path)
-        return cls(wal, shm, wal.exists(), shm.exists())
+        return cls(path.resolve(), wal, shm, wal.exists(), shm.exists())
+
+    def _wal_holds_data(self) -> bool:
+        """True while the -wal holds commits that belong to the store still at its path."""
+        if not self.wal.exists() or os.stat(self.wal).st_size == 0:
+            return False
+        return os.path.lexists(self.store)
 
     def release(self) -> list[Path]:
         """Remove the sidecars this browse created if that is safe; return what was removed.
@@ -130,8 +141,7 @@ class SidecarGuard:
         identities = {ident for ident in map(_identity, (self.wal, self.shm)) if ident is not None}
         if not identities or _open_in_this_process(identities) is not False:
             return []
-        wal_size = os.stat(self.wal).st_size if self.wal.exists() else 0
-        if wal_size != 0:
+        if self._wal_holds_data():
             return []  # a writer's commits live only there
         fd = _open_for_locking(self.shm)
         try:
@@ -141,7 +151,7 @@ class SidecarGuard:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, SHM_DMS_OFFSET, os.SEEK_SET)
             except OSError:
                 return []  # another process is attached
-            if self.wal.exists() and os.stat(self.wal).st_size != 0:
+            if self._wal_holds_data():
                 return []
             removed = []
             for path in candidates:  # the empty -wal first, then the -shm we still lock
