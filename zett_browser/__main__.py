@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from . import __version__
 from .storage import SQLSessionStorage, StoreError, open_store
-from .storage.engine import Target, scrub
+from .storage.target import Target, scrub
 from .text import clean
 
 PROG = "zett-browser"
@@ -195,12 +195,33 @@ def run_demo(argv: list[str]) -> int:
             print(f"{PROG} demo: {one_line(error)}", file=sys.stderr)
             return 2
         session = live.session_id if live is not None else None
-        return run_app(storage, session=session, seq=None, page_size=args.page_size, live=live)
+        try:
+            return run_app(storage, session=session, seq=None, page_size=args.page_size, live=live)
+        finally:
+            if live is not None:
+                asyncio.run(fold_demo_wal(path))
     finally:
         if directory is not None and not args.keep:
             shutil.rmtree(directory, ignore_errors=True)
         elif directory is not None:
             print(f"{PROG}: the demo store is kept at {clean(path)}")
+
+
+async def fold_demo_wal(path: Path) -> None:
+    """Checkpoint the live demo's WAL into the demo store, so no -wal/-shm stay beside it.
+
+    The demo wrote while the app browsed read-only, so neither could fold the WAL in on
+    close. The demo store is the demo's own file: one writing open and close folds it.
+    """
+    if not path.exists():
+        return
+    from .storage import SQLiteSessionStorage
+
+    writer = SQLiteSessionStorage(path)
+    try:
+        await writer.list_sessions(limit=1)
+    finally:
+        await writer.close()
 
 
 def run_app(storage: SQLSessionStorage, *, session: str | None, seq: int | None, page_size: int, live: object) -> int:

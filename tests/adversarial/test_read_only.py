@@ -202,6 +202,61 @@ def test_a_store_readable_but_not_writable_in_a_writable_directory_leaves_nothin
     assert sha256(store) == before_digest
 
 
+NOBODY_READ_ONLY_DIRECTORY = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    sys.path.insert(0, {repo!r})
+    from zett_browser.storage import open_store, StoreError
+    if os.geteuid() == 0:
+        os.setgid(65534)
+        os.setuid(65534)
+    assert not os.access(os.path.dirname({store!r}), os.W_OK)
+
+    async def browse():
+        storage = open_store({store!r})
+        try:
+            return len(await storage.list_sessions())
+        except StoreError as error:
+            return f"ERROR {{error}}"
+        finally:
+            await storage.close()
+
+    print(asyncio.run(browse()))
+    """
+)
+
+
+@pytest.mark.parametrize("sidecars", ["absent", "left by a writer"])
+def test_a_read_only_directory(tmp_path: Path, sidecars: str) -> None:
+    """Without a -shm SQLite cannot read a WAL store there: a clear error. With one, it browses."""
+    if not running_as_root():
+        pytest.skip("needs root to switch to an unprivileged user")
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    store = directory / "sessions.sqlite3"
+    shutil.copy(FIXTURES / "agent_run.sqlite3", store)
+    if sidecars == "left by a writer":
+        holder = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        holder.execute("select 1 from raw_messages").fetchone()
+        holder.close()  # mode=ro leaves -wal and -shm, as a crashed writer would
+    for path in directory.iterdir():
+        path.chmod(0o666)
+    directory.chmod(0o555)
+    for parent in [tmp_path, *tmp_path.parents]:
+        if parent == Path("/"):
+            break
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)
+    before = listing(directory)
+    script = NOBODY_READ_ONLY_DIRECTORY.format(repo=str(REPO), store=str(store))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    directory.chmod(0o755)
+    if sidecars == "absent":
+        assert "ERROR" in result.stdout and "directory is not writable" in result.stdout, result.stdout + result.stderr
+    else:
+        assert result.stdout.strip().isdigit() and int(result.stdout) > 0, result.stdout + result.stderr
+    assert listing(directory) == before
+
+
 # --------------------------------------------------------------------------- the clean-up's caution
 
 HOLDER = textwrap.dedent(
@@ -315,3 +370,44 @@ def test_a_socket_and_a_device_are_refused(tmp_path: Path) -> None:
         open_store("/dev/null")
     with pytest.raises(StoreError):
         open_store("/dev/zero")
+
+
+def test_the_live_demo_leaves_only_its_store(tmp_path: Path, tmux: Tmux) -> None:
+    """The live demo writes while the app browses read-only; on quit its WAL is folded into its own store."""
+    store = tmp_path / "demo.sqlite3"
+    tmux.start("demo", str(store), "--live")
+    wait_for(lambda: tmux.value("alternate_on") == "1" and Path(f"{store}-wal").exists(), 30, "the live demo")
+    time.sleep(2.0)  # a step or two written
+    tmux("send-keys", "-t", "app", "q")
+    wait_for(lambda: tmux.value("pane_dead") == "1", 20, "the demo to quit")
+    assert tmux.value("alternate_on") == "0"
+    assert sorted(listing(tmp_path)) == ["demo.sqlite3"]
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
+        assert connection.execute("pragma integrity_check").fetchone()[0] == "ok"
+    connection.close()
+
+
+async def test_sigterm_to_a_running_app_exits_it_through_unmount(store: Path) -> None:
+    """Without tmux: the app turns SIGTERM into exit() on its loop, and its storage is closed.
+
+    The signal is sent only once the handler is seen on the loop: without it, SIGTERM would
+    end the test run itself.
+    """
+    import signal
+
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.app import make_app
+
+    before = listing(store.parent)
+    app = make_app(str(store), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert Path(f"{store}-shm").exists(), "the app is browsing"
+        handlers = getattr(asyncio.get_running_loop(), "_signal_handlers", {})
+        assert signal.SIGTERM in handlers and signal.SIGHUP in handlers, "no exit handler installed"
+        os.kill(os.getpid(), signal.SIGTERM)
+        wait = asyncio.get_running_loop().time() + 10
+        while app.is_running and asyncio.get_running_loop().time() < wait:
+            await asyncio.sleep(0.05)
+        assert not app.is_running
+    assert listing(store.parent) == before

@@ -218,10 +218,20 @@ async def test_a_backup_restored_while_browsing_is_not_written_into(
     assert integrity_of_main_file_alone(agent_store, tmp_path / "check") == "ok"
 
 
-async def test_a_store_deleted_while_browsing_is_not_recreated(agent_store: Path) -> None:
-    """(d) The store is deleted while open: our close recreates nothing and leaves nothing."""
+@pytest.mark.parametrize("agent_wrote", [False, True])
+async def test_a_store_deleted_while_browsing_is_not_recreated(
+    agent_store: Path, zett_agent_py: Path, agent_wrote: bool
+) -> None:
+    """(d) The store is deleted while open: our close recreates nothing and leaves nothing.
+
+    When the agent wrote meanwhile, its -wal (found by name only) would be applied to the
+    next store created at that path: an orphan -wal is removed too.
+    """
     storage = open_store(agent_store)
     await storage.list_sessions()
+    if agent_wrote:
+        AgentWriter(zett_agent_py, agent_store, 5, wait=False).finish()
+        assert (agent_store.parent / "sessions.sqlite3-wal").stat().st_size > 0
     agent_store.unlink()
     await storage.close()
     assert listing(agent_store.parent) == {}

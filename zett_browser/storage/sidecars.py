@@ -11,33 +11,43 @@ removes the ones the browse created, only when all of these hold (measured on SQ
 
 * the ``-wal`` is empty. A non-empty ``-wal`` holds commits of a writer that ran while we
   browsed and exited without checkpointing (it could not: we were attached); those
-  commits exist nowhere else, so the file stays, and the next writer folds it in;
+  commits exist nowhere else, so the file stays, and the next writer folds it in. The
+  exception: the store itself is gone (deleted or moved away while we browsed). SQLite
+  finds a ``-wal`` by name only, so an orphan one is of no use to anyone, and would be
+  applied to the next database created at that path (zett-agent creates its default
+  store when it is missing): it goes;
 * no file descriptor of this process still refers to either file (another connection of
   this process, e.g. the live demo's writer, would lose its locks when we closed ours:
   POSIX locks belong to the process);
-* no other process is attached: every connection using the ``-shm`` holds a shared lock
-  on its "DMS" byte (offset 128). We take a write lock on that byte without waiting; it
-  fails while anyone holds the shared lock, and while we hold it any process that opens
-  the store gets ``SQLITE_BUSY`` and retries, then creates fresh files. The files are
-  unlinked under that lock.
+* no other process is attached: every connection using the ``-shm`` holds a shared POSIX
+  lock on its "DMS" byte (offset 128). We take a write lock on that byte without waiting;
+  it fails while anyone holds the shared lock. While we hold it, a process opening the
+  store cannot attach to the old ``-shm`` (SQLite retries internally for about 10 s
+  before reporting SQLITE_PROTOCOL; we hold the lock for two unlinks), and afterwards it
+  creates fresh files. The files are unlinked under that lock.
 
 Anything unexpected (a failed stat, lock or unlink) leaves the files where they are:
 leaving an empty ``-wal`` is untidy, deleting a live one would lose data.
+
+A consequence to know (measured with zett-agent 0.2.1, which opens a connection per
+call): an agent that writes while the browser is open leaves its commits in the
+``-wal`` until its next call, like with any other open reader. A backup restored over
+the store must then be restored without that ``-wal``: SQLite applies whatever ``-wal``
+sits beside a database (after 300 appends and a restore, the next open found the
+restored file "malformed"). The browser never deletes a non-empty ``-wal``; the store's
+own bytes are never written.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 #: Byte of the ``-shm`` file every attached connection holds a shared lock on (unix VFS:
 #: ``UNIX_SHM_DMS`` = (22 + SQLITE_SHM_NLOCK) * 4 + SQLITE_SHM_NLOCK, SQLITE_SHM_NLOCK = 8).
 SHM_DMS_OFFSET = 128
-#: ``struct flock`` on Linux x86-64/aarch64: l_type, l_whence (short), l_start, l_len (off_t), l_pid.
-_FLOCK = "hhqqi"
 
 
 def sidecar_paths(path: Path) -> tuple[Path, Path]:
@@ -72,14 +82,6 @@ def _open_in_this_process(identities: set[tuple[int, int]]) -> bool | None:
     return None
 
 
-def other_process_attached(shm_fd: int) -> bool:
-    """True when another process holds a lock on the ``-shm`` DMS byte (F_GETLK)."""
-    query = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
-    answer = fcntl.fcntl(shm_fd, fcntl.F_GETLK, query)
-    lock_type: int = struct.unpack(_FLOCK, answer)[0]
-    return lock_type != fcntl.F_UNLCK
-
-
 def _open_for_locking(shm: Path) -> int:
     """Open ``shm`` read-write (a write lock needs it).
 
@@ -103,6 +105,7 @@ def _open_for_locking(shm: Path) -> int:
 class SidecarGuard:
     """What existed beside a SQLite store when it was opened for browsing."""
 
+    store: Path
     wal: Path
     shm: Path
     wal_existed: bool
@@ -112,7 +115,13 @@ class SidecarGuard:
     def record(cls, path: Path) -> SidecarGuard:
         """Note which sidecar files exist now, before the first connection."""
         wal, shm = sidecar_paths(path)
-        return cls(wal, shm, wal.exists(), shm.exists())
+        return cls(path.resolve(), wal, shm, wal.exists(), shm.exists())
+
+    def _wal_holds_data(self) -> bool:
+        """True while the -wal holds commits that belong to the store still at its path."""
+        if not self.wal.exists() or os.stat(self.wal).st_size == 0:
+            return False
+        return os.path.lexists(self.store)
 
     def release(self) -> list[Path]:
         """Remove the sidecars this browse created if that is safe; return what was removed.
@@ -132,22 +141,20 @@ class SidecarGuard:
         identities = {ident for ident in map(_identity, (self.wal, self.shm)) if ident is not None}
         if not identities or _open_in_this_process(identities) is not False:
             return []
-        wal_size = os.stat(self.wal).st_size if self.wal.exists() else 0
-        if wal_size != 0:
+        if self._wal_holds_data():
             return []  # a writer's commits live only there
         fd = _open_for_locking(self.shm)
         try:
             if _identity(self.shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
                 return []
-            lock = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, SHM_DMS_OFFSET, 1, 0)
-            try:
-                fcntl.fcntl(fd, fcntl.F_SETLK, lock)
+            try:  # Python's lockf is fcntl(F_SETLK) on a struct flock: the lock SQLite tests
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, SHM_DMS_OFFSET, os.SEEK_SET)
             except OSError:
                 return []  # another process is attached
-            if self.wal.exists() and os.stat(self.wal).st_size != 0:
+            if self._wal_holds_data():
                 return []
             removed = []
-            for path in candidates:  # -wal first: a -wal without its -shm is never used
+            for path in candidates:  # the empty -wal first, then the -shm we still lock
                 if path.exists():
                     path.unlink()
                     removed.append(path)
