@@ -16,7 +16,8 @@ import traceback
 from pathlib import Path
 
 from . import __version__
-from .storage import SQLSessionStorage, StoreError
+from .model.store import BrowsingStore
+from .storage import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def preflight(storage: SQLSessionStorage, session: str | None) -> str | None:
+async def preflight(storage: BrowsingStore, session: str | None) -> str | None:
     """Check the store (and the session) before the UI starts; return an error line or None."""
     try:
         if session is not None:

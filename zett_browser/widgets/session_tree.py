@@ -19,6 +19,7 @@ from textual.widgets.tree import TreeNode
 from ..model import SessionCursor, SessionNode
 from .render import relative_time
 from .safe import clean
+from .textual_compat import tree_toggle
 
 
 @dataclass
@@ -144,7 +145,7 @@ class SessionTree(Tree[NodeData]):
             if self._request_children(node):
                 self._expand_on_arrival.add(node.id)
                 return
-        super()._toggle_node(node)
+        tree_toggle(self, node)
 
     def forget(self, node: TreeNode[NodeData]) -> None:
         """A read of ``node``'s children failed: ask again the next time it is opened."""

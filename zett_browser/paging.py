@@ -1,0 +1,110 @@
+"""Provides the Raw Log's page arithmetic and the back history, as pure functions.
+
+No toolkit and no store: a screen asks these functions which window to read next and
+where the reader was, then runs the read. ``tests/unit/test_paging.py`` covers them
+without a database or an app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from .model import RawMessageRecord, SnapshotInfo
+
+#: Places kept for ``b`` (a longer trail is not useful and would only grow).
+HISTORY_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    """Which window of a Raw Log to read.
+
+    ``after`` set: the records with a larger sequence. Else ``before`` set: the records
+    just before it. Neither: the last page. ``select`` puts the cursor on that sequence.
+    """
+
+    after: int | None = None
+    before: int | None = None
+    select: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a reader was: session, page start, cursor and view (what ``b`` returns to)."""
+
+    session_id: str
+    page_after: int | None = None
+    cursor: int | None = None
+    model_view: bool = False
+
+
+def model_floor(snapshots: Sequence[SnapshotInfo]) -> int:
+    """The last sequence the model no longer sees (the latest boundary; 0 without one)."""
+    return snapshots[-1].compacted_through_sequence if snapshots else 0
+
+
+def page_start_for(sequence: int, size: int) -> int:
+    """The ``after`` of the numbered page holding ``sequence`` (pages of ``size``)."""
+    return max(0, ((max(1, sequence) - 1) // size) * size)
+
+
+def first_page(floor: int = 0) -> PageRequest:
+    """The first page (of the model's tail when ``floor`` is its boundary)."""
+    return PageRequest(after=floor)
+
+
+def last_page(last: int, *, select: int | None = None) -> PageRequest:
+    """The page ending at the last sequence."""
+    return PageRequest(before=last + 1, select=select)
+
+
+def next_page(shown: Sequence[RawMessageRecord], last: int) -> PageRequest | None:
+    """The page after the shown one; None when the shown one reaches the end."""
+    if shown and shown[-1].sequence < last:
+        return PageRequest(after=shown[-1].sequence)
+    return None
+
+
+def prev_page(shown: Sequence[RawMessageRecord], first: int, size: int) -> PageRequest | None:
+    """The page before the shown one; None when the shown one starts the log."""
+    if shown and shown[0].sequence > first:
+        return PageRequest(after=max(0, shown[0].sequence - 1 - size))
+    return None
+
+
+def page_for(sequence: int, size: int) -> PageRequest:
+    """The numbered page holding ``sequence``, with the cursor on it."""
+    return PageRequest(after=page_start_for(sequence, size), select=sequence)
+
+
+def in_model_view(records: Sequence[RawMessageRecord]) -> list[RawMessageRecord]:
+    """The records the model is sent (drops messages kept only for people)."""
+    return [record for record in records if record.message.include_in_messages]
+
+
+def clamp_to_floor(request: PageRequest, floor: int) -> PageRequest:
+    """A request that starts no lower than the model view's boundary."""
+    if request.after is not None and request.after < floor:
+        return replace(request, after=floor)
+    return request
+
+
+def push_place(history: tuple[Place, ...], place: Place) -> tuple[Place, ...]:
+    """The history with ``place`` added last (the oldest dropped past the limit)."""
+    return (*history, place)[-HISTORY_LIMIT:]
+
+
+def pop_place(history: tuple[Place, ...]) -> tuple[Place | None, tuple[Place, ...]]:
+    """The last place and the history without it (None when empty)."""
+    if not history:
+        return None, history
+    return history[-1], history[:-1]
+
+
+def parse_sequence(typed: str) -> int | None:
+    """A sequence typed into the jump field (``151``, ``#151``, ``1,151``), or None."""
+    try:
+        return int(typed.strip().lstrip("#").replace(",", ""))
+    except ValueError:
+        return None
