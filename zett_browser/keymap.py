@@ -154,6 +154,12 @@ KEYMAP: tuple[Row, ...] = (
         "follow: keep the Raw Log at the newest message while an agent writes",
         (_k("f", "toggle_follow", "Follow", "main", footer=True, command="Toggle follow"),),
     ),
+    Row(
+        "`y`",
+        "anywhere",
+        "copy the open session's full id (shown at the right end of the breadcrumb) to the clipboard",
+        (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
+    ),
     Row("`tab`", "anywhere", "move focus between panes"),
     Row("`ctrl+p`", "anywhere", "command palette with every action"),
     Row(

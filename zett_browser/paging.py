@@ -78,9 +78,40 @@ def page_for(sequence: int, size: int) -> PageRequest:
     return PageRequest(after=page_start_for(sequence, size), select=sequence)
 
 
-def in_model_view(records: Sequence[RawMessageRecord]) -> list[RawMessageRecord]:
-    """The records the model is sent (drops messages kept only for people)."""
-    return [record for record in records if record.message.include_in_messages]
+def in_model_view(records: Sequence[RawMessageRecord], floor: int = 0) -> list[RawMessageRecord]:
+    """The records the model is sent: after the latest boundary, and meant for the model.
+
+    Every read path filters here (the last page and follow read *before* a sequence and
+    would otherwise keep messages the summary replaced).
+    """
+    return [record for record in records if record.sequence > floor and record.message.include_in_messages]
+
+
+def reaches_tail_start(request: PageRequest, raw: Sequence[RawMessageRecord], floor: int, size: int) -> bool:
+    """True when a page read for the model view starts where the model's tail starts.
+
+    That page shows the summary first. ``raw`` is the page as read, before filtering.
+    """
+    if request.after is not None:
+        return request.after <= floor
+    return len(raw) < size or any(record.sequence <= floor for record in raw)
+
+
+def toggle_view(shown_first: int | None, cursor: int | None, floor: int, *, to_model: bool, size: int) -> PageRequest:
+    """The page to read when ``m`` switches views, keeping the cursor's message.
+
+    Into the model view a message the model no longer sees cannot stay selected: the
+    view opens on the tail's first page. Back in the Raw Log the same messages show.
+    """
+    if cursor is None or shown_first is None:
+        return first_page(floor if to_model else 0)
+    if to_model:
+        if cursor <= floor:
+            return first_page(floor)
+        return PageRequest(after=max(floor, shown_first - 1), select=cursor)
+    if cursor - shown_first >= size:
+        return page_for(cursor, size)
+    return PageRequest(after=max(0, shown_first - 1), select=cursor)
 
 
 def clamp_to_floor(request: PageRequest, floor: int) -> PageRequest:

@@ -155,7 +155,9 @@ async def test_model_view_shows_the_tail_after_the_latest_boundary(tmp_path: Pat
         assert all(sequence > boundary for sequence in sequences(app))
         await pilot.press("m")
         await settle(pilot)
-        assert "RAW LOG" in status(app) and sequences(app)[0] == 1
+        # Back in the Raw Log the message under the cursor stays selected (issue 10 item 7).
+        view = screen.query_one(RawLogView)
+        assert "RAW LOG" in status(app) and view.current is not None and view.current.sequence == boundary + 1
 
 
 async def test_call_and_result_jump_both_ways(tmp_path: Path) -> None:

@@ -81,11 +81,16 @@ def named_child(record: RawMessageRecord) -> str | None:
 
 
 async def child_of(store: BrowsingStore, record: RawMessageRecord) -> str | None:
-    """The delegated session a record leads to (a task result names it), or None.
+    """The delegated session a record leads to, or None.
 
-    Part 1 keeps the old behaviour: the result's JSON, else the only child.
+    A ``task`` result names its child in its JSON; a ``task`` call leads to its result
+    (found by the call's id), which names it. A session with exactly one child falls
+    back to that child.
     """
     child = named_child(record)
+    if child is None and isinstance(record.message, AssistantMessage) and record.message.tool_calls:
+        result = await find_partner(store, record)
+        child = named_child(result) if result is not None else None
     if child is None:
         children = (await store.list_children(record.session_id, limit=2)).items
         if len(children) == 1:

@@ -17,20 +17,20 @@ from typing import Any
 
 from textual import work
 from textual.app import ComposeResult, SystemCommand
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Header, Input
 
 from .. import paging
 from ..keymap import bindings, commands
-from ..model import CompactedMessage, RawMessageRecord
+from ..model import RawMessageRecord
 from ..paging import PageRequest, Place
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.render import full_text, kind_name
-from ..widgets.safe import clean, one_line
+from ..widgets.safe import clean
 from ..widgets.session_tree import SessionTree
-from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine
+from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
 from .help import HelpScreen
@@ -56,6 +56,10 @@ class MainScreen(WatchingScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        # One Tab stop per pane: the inspector's summary scrolls with its version list
+        # and the mouse; as a stop of its own it was invisible on sessions without snapshots.
+        for scroll in self.query_one(Inspector).query(VerticalScroll):
+            scroll.can_focus = False
         self.title = "zett-browser"
         self.sub_title = self.store.display_name
         self.load_roots()
@@ -142,7 +146,13 @@ class MainScreen(WatchingScreen):
         return node, bounds, snapshots, ancestors, compacted_chars
 
     @work(exclusive=True, group="session", exit_on_error=False)
-    async def open_session_by_id(self, session_id: str, sequence: int | None, *, push: bool = False) -> None:
+    async def open_session_by_id(
+        self, session_id: str, sequence: int | None, *, push: bool = False, place: Place | None = None
+    ) -> None:
+        """Open a session at ``sequence`` (or where ``place`` says the reader was).
+
+        ``push`` remembers the reader's place in the session left, for ``b``.
+        """
         result = await self.fetch(self._read_session(session_id), "Could not open the session")
         if isinstance(result, Failed):
             return
@@ -151,15 +161,18 @@ class MainScreen(WatchingScreen):
             self.notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
             return
         if push and self.open is not None:
-            self.history = paging.push_place(self.history, Place(self.open.node.session_id))
+            self.history = paging.push_place(self.history, self._place())
         self.open = OpenSession(
             node=node,
             count=bounds.count,
             first=bounds.first_sequence or 0,
             last=bounds.last_sequence or 0,
             snapshots=snapshots,
+            model_view=place.model_view if place is not None else False,
         )
         self.query_one(Breadcrumb).show_session(ancestors, node)
+        # The full id (``--session`` needs it; ``y`` copies it) where nothing cuts it.
+        self.title = clean(node.session_id)
         saved = None
         if snapshots:
             saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
@@ -169,8 +182,24 @@ class MainScreen(WatchingScreen):
         if tree_node is not None:
             tree.move_cursor(tree_node)
         size = self.options.page_size
-        request = paging.page_for(sequence, size) if sequence is not None else paging.first_page()
+        if place is not None and place.page_after is not None:
+            request = PageRequest(after=place.page_after, select=place.cursor)
+        elif sequence is not None:
+            request = paging.page_for(sequence, size)
+        else:
+            request = paging.first_page()
         await self._load_page(request)
+
+    def _place(self) -> Place:
+        """Where the reader is now: session, page, cursor and view."""
+        assert self.open is not None
+        view = self.query_one(RawLogView)
+        return Place(
+            self.open.node.session_id,
+            page_after=view.records[0].sequence - 1 if view.records else None,
+            cursor=view.current.sequence if view.current is not None else None,
+            model_view=self.open.model_view,
+        )
 
     async def _load_page(self, request: PageRequest) -> None:
         state = self.open
@@ -188,18 +217,22 @@ class MainScreen(WatchingScreen):
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
             return
+        preface = []
+        if state.model_view:
+            if state.snapshots and paging.reaches_tail_start(request, records, floor, size):
+                preface = summary_item(state.snapshots[-1])
+            records = paging.in_model_view(records, floor)
         boundaries = {
             item.compacted_through_sequence: f"v{item.version}: compacted through #{item.compacted_through_sequence}"
             for item in state.snapshots
         }
-        if state.model_view:
-            records = paging.in_model_view(records)
         self.query_one(RawLogView).show_page(
             records,
             boundaries=boundaries,
             compacted_through=floor,
             select_sequence=request.select,
             empty_text="This session has no messages." if not state.count else "No messages here.",
+            preface=preface,
         )
         self._show_status(records)
         if not self._started:
@@ -212,15 +245,6 @@ class MainScreen(WatchingScreen):
             return
         page = PageState(records, state.count, state.snapshots, state.model_view, self.unseen, self.follow)
         self.query_one(StatusLine).show_state(page)
-        if (
-            state.model_view
-            and state.snapshots
-            and records
-            and records[0].sequence == state.snapshots[-1].compacted_through_sequence + 1
-        ):
-            summary = state.snapshots[-1]
-            if isinstance(summary.message, CompactedMessage):
-                self.notify(one_line(summary.summary_text, 200), title=f"Summary v{summary.version}", markup=False)
 
     # ---------------------------------------------------------------- actions
 
@@ -286,9 +310,12 @@ class MainScreen(WatchingScreen):
         self.query_one(Inspector).toggle_class("hidden")
 
     def action_resize_tree(self, step: int) -> None:
+        # The width asked for last, not the laid-out one: keys pressed before the next
+        # layout would otherwise all start from the same old width.
         tree = self.query_one(SessionTree)
-        width = tree.outer_size.width + step
-        tree.styles.width = max(20, min(width, self.size.width - 40))
+        width = (self._tree_width or tree.outer_size.width) + step
+        self._tree_width = max(20, min(width, self.size.width - 40))
+        tree.styles.width = self._tree_width
 
     def action_toggle_tree(self) -> None:
         self.query_one(SessionTree).toggle_class("hidden")
@@ -298,13 +325,28 @@ class MainScreen(WatchingScreen):
         state = self.open
         if state is None:
             return
+        view = self.query_one(RawLogView)
         state.model_view = not state.model_view
-        await self._load_page(paging.first_page())
+        request = paging.toggle_view(
+            view.records[0].sequence if view.records else None,
+            view.current.sequence if view.current is not None else None,
+            paging.model_floor(state.snapshots),
+            to_model=state.model_view,
+            size=self.options.page_size,
+        )
+        await self._load_page(request)
+
+    def action_copy_id(self) -> None:
+        """Copy the open session's full id (``--session`` needs it) with OSC 52."""
+        if self.open is not None:
+            session_id = self.open.node.session_id
+            self.app.copy_to_clipboard(session_id)
+            self.notify(f"Copied the session id {clean(session_id)}", markup=False, timeout=4)
 
     def action_back(self) -> None:
         place, self.history = paging.pop_place(self.history)
         if place is not None:
-            self.open_session_by_id(place.session_id, None)
+            self.open_session_by_id(place.session_id, place.cursor, place=place)
         elif self.open is not None and self.open.node.parent_session_id:
             self.open_session_by_id(self.open.node.parent_session_id, None)
 

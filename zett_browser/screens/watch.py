@@ -67,6 +67,8 @@ class WatchingScreen(Screen[None]):
         #: Why the server cannot be reached, while it cannot (None: connected).
         self.offline: str | None = None
         self._started = False
+        #: The tree width the user asked for with [ and ] (None: the stylesheet's).
+        self._tree_width: int | None = None
 
     async def _load_page(self, request: PageRequest) -> None:
         raise NotImplementedError

@@ -71,6 +71,7 @@ class RawLogView(ScrollView, can_focus=True):
         self.cursor = 0
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
+        self.preface: list[Text] = []
         self._lines: list[Strip] = []
         self._owner: list[int] = []
         self._starts: list[int] = []
@@ -89,9 +90,15 @@ class RawLogView(ScrollView, can_focus=True):
         compacted_through: int = 0,
         select_sequence: int | None = None,
         empty_text: str = "No messages.",
+        preface: Sequence[Text] = (),
     ) -> None:
-        """Replace the page; put the cursor on ``select_sequence`` when it is on the page."""
+        """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
+
+        ``preface`` (already safe text) is shown above the first record, never selected:
+        the model view's summary.
+        """
         self.records = list(records)
+        self.preface = list(preface)
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
         self.empty_text = empty_text
@@ -105,6 +112,10 @@ class RawLogView(ScrollView, can_focus=True):
                 self.cursor = max(0, len(self.records) - 1)
         self._rebuild()
         self._scroll_to_cursor(animate=False)
+        if self.cursor:
+            # Before the first layout the new virtual size is not applied yet and the
+            # scroll above is clamped to the old one: scroll again once it is.
+            self.call_after_refresh(self._scroll_to_cursor, animate=False)
 
     @property
     def current(self) -> RawMessageRecord | None:
@@ -123,9 +134,11 @@ class RawLogView(ScrollView, can_focus=True):
         self._generation += 1
         self._lines, self._owner, self._starts = [], [], []
         self._next = 0
+        self._render_preface(width)
         if not self.records:
-            self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-            self._owner.append(-1)
+            if not self.preface:
+                self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+                self._owner.append(-1)
         else:
             self._render_through(self.cursor)
             height = self.scrollable_content_region.height or self.size.height or 50
@@ -136,6 +149,17 @@ class RawLogView(ScrollView, can_focus=True):
         self._painted = len(self._lines)
         self._update_virtual_size()
         self.refresh()
+
+    def _render_preface(self, width: int) -> None:
+        console = self.app.console
+        options = console.options.update_width(width - 1)
+        for text in self.preface:
+            for segments in console.render_lines(text, options, pad=False):
+                self._lines.append(Strip(segments))
+                self._owner.append(-1)
+        if self.preface:
+            self._lines.append(Strip.blank(0))
+            self._owner.append(-1)
 
     def _render_through(self, index: int) -> None:
         """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
