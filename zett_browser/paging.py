@@ -20,13 +20,19 @@ HISTORY_LIMIT = 100
 class PageRequest:
     """Which window of a Raw Log to read.
 
-    ``after`` set: the records with a larger sequence. Else ``before`` set: the records
-    just before it. Neither: the last page. ``select`` puts the cursor on that sequence.
+    ``start``: from the very first row. Else ``after`` set: the records after it (after
+    the row ``after_id`` exactly, when given: duplicate sequences in a damaged store are
+    neither skipped nor repeated). Else ``before`` set: the records just before it (and
+    before the row ``before_id``). Neither: the last page. ``select`` puts the cursor on
+    that sequence.
     """
 
     after: int | None = None
     before: int | None = None
     select: int | None = None
+    start: bool = False
+    after_id: str | None = None
+    before_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,25 +57,25 @@ def page_start_for(sequence: int, size: int) -> int:
 
 def first_page(floor: int = 0) -> PageRequest:
     """The first page (of the model's tail when ``floor`` is its boundary)."""
-    return PageRequest(after=floor)
+    return PageRequest(after=floor) if floor else PageRequest(start=True)
 
 
-def last_page(last: int, *, select: int | None = None) -> PageRequest:
-    """The page ending at the last sequence."""
-    return PageRequest(before=last + 1, select=select)
+def last_page(*, select: int | None = None) -> PageRequest:
+    """The page ending at the last row."""
+    return PageRequest(select=select)
 
 
 def next_page(shown: Sequence[RawMessageRecord], last: int) -> PageRequest | None:
     """The page after the shown one; None when the shown one reaches the end."""
     if shown and shown[-1].sequence < last:
-        return PageRequest(after=shown[-1].sequence)
+        return PageRequest(after=shown[-1].sequence, after_id=shown[-1].id)
     return None
 
 
-def prev_page(shown: Sequence[RawMessageRecord], first: int, size: int) -> PageRequest | None:
+def prev_page(shown: Sequence[RawMessageRecord], first: int) -> PageRequest | None:
     """The page before the shown one; None when the shown one starts the log."""
     if shown and shown[0].sequence > first:
-        return PageRequest(after=max(0, shown[0].sequence - 1 - size))
+        return PageRequest(before=shown[0].sequence, before_id=shown[0].id)
     return None
 
 
@@ -92,6 +98,8 @@ def reaches_tail_start(request: PageRequest, raw: Sequence[RawMessageRecord], fl
 
     That page shows the summary first. ``raw`` is the page as read, before filtering.
     """
+    if request.start:
+        return True
     if request.after is not None:
         return request.after <= floor
     return len(raw) < size or any(record.sequence <= floor for record in raw)
@@ -116,8 +124,8 @@ def toggle_view(shown_first: int | None, cursor: int | None, floor: int, *, to_m
 
 def clamp_to_floor(request: PageRequest, floor: int) -> PageRequest:
     """A request that starts no lower than the model view's boundary."""
-    if request.after is not None and request.after < floor:
-        return replace(request, after=floor)
+    if floor and (request.start or (request.after is not None and request.after < floor)):
+        return replace(request, start=False, after=floor, after_id=None)
     return request
 
 

@@ -34,6 +34,7 @@ from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summa
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
 from .help import HelpScreen
+from .reads import read_window
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession, WatchingScreen
 
 
@@ -209,11 +210,7 @@ class MainScreen(WatchingScreen):
         floor = paging.model_floor(state.snapshots)
         if state.model_view:
             request = paging.clamp_to_floor(request, floor)
-        session_id = state.node.session_id
-        if request.after is not None:
-            call = self.store.raw_page(session_id, after_sequence=request.after, limit=size)
-        else:
-            call = self.store.raw_page_before(session_id, before_sequence=request.before, limit=size)
+        call = read_window(self.store, state.node.session_id, request, size)
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
             return
@@ -259,11 +256,11 @@ class MainScreen(WatchingScreen):
             request = paging.first_page()
         elif where == "last":
             self.unseen = 0
-            request = paging.last_page(state.last, select=state.last if self.follow else None)
+            request = paging.last_page(select=state.last if self.follow else None)
         elif where == "next":
             request = paging.next_page(shown, state.last)
         else:
-            request = paging.prev_page(shown, state.first, self.options.page_size)
+            request = paging.prev_page(shown, state.first)
         if request is not None:
             await self._load_page(request)
 

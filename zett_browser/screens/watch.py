@@ -187,7 +187,7 @@ class WatchingScreen(Screen[None]):
         state.snapshots = snapshots
         self.query_one(Inspector).show(snapshots, message_count=state.count)
         if self.follow:
-            await self._load_page(paging.last_page(state.last, select=state.last))
+            await self._load_page(paging.last_page(select=state.last))
             self.unseen = 0
         elif at_end and len(view.records) < self.options.page_size:
             # New rows belong on this unfilled page: re-read it, keeping the cursor.
