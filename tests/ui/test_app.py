@@ -10,7 +10,19 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from tests.ui.helpers import frozen_clock, settle, store_copy
+from tests.ui.helpers import (  # noqa: F401 - CHILD and LONG are re-exported for the snapshot tests
+    CHILD,
+    KITCHEN,
+    LONG,
+    PAGINATION,
+    PARENT,
+    ROOT,
+    frozen_clock,
+    sequences,
+    settle,
+    status,
+    store_copy,
+)
 from zett_browser.app import make_app
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.main import MainScreen
@@ -19,19 +31,6 @@ from zett_browser.widgets.footer import KeyFooter
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
-
-ROOT = "0193a5c0-0000-7000-8000-00000000000"
-PAGINATION, LONG, KITCHEN, PARENT, CHILD = ROOT + "9", ROOT + "2", ROOT + "1", ROOT + "3", ROOT + "4"
-
-
-def status(app: object) -> str:
-    screen = app.screen  # type: ignore[attr-defined]
-    return str(screen.query_one("#page-status").render())
-
-
-def sequences(app: object) -> list[int]:
-    view = app.screen.query_one(RawLogView)  # type: ignore[attr-defined]
-    return [record.sequence for record in view.records]
 
 
 async def test_opens_the_newest_session_and_pages_through_it(tmp_path: Path) -> None:

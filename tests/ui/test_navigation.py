@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.ui.helpers import frozen_clock, settle, store_copy
-from tests.ui.test_app import LONG, PAGINATION, sequences, status
+from tests.ui.helpers import EMPTY, LONG, PAGINATION, frozen_clock, sequences, settle, status, store_copy
 from zett_browser.app import make_app
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
-
-EMPTY = "0193a5c0-0000-7000-8000-000000000008"
 
 
 def rawlog_text(app: object) -> str:
@@ -229,3 +226,19 @@ async def test_an_empty_session_says_so_in_the_status(tmp_path: Path) -> None:
         await settle(pilot)
         text = status(app)
         assert "0 of 0" not in text and "no messages" in text, text
+
+
+async def test_the_command_palette_runs_the_raw_log_actions(tmp_path: Path) -> None:
+    """Item 8: the palette offers every Raw Log action, and choosing one runs it."""
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=LONG, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        for title in ("Toggle reasoning", "Show the whole message", "Tool call ↔ result", "Open delegated session"):
+            assert title in commands, sorted(commands)
+        assert {"Toggle follow", "Narrower tree", "Wider tree", "Copy session id"} <= set(commands)
+        view = app.screen.query_one(RawLogView)
+        await commands["Toggle reasoning"].callback()
+        assert view.current is not None and view.current.sequence in view.expanded
+        await commands["Copy session id"].callback()
+        assert app.clipboard == LONG
