@@ -1,28 +1,37 @@
 """Provides the Textual app and its factory.
 
-The app takes its storage (built by :func:`make_app`, or given by a test) and awaits it on
-its own event loop; it closes the storage when it exits.
+The app is given its store (a :class:`BrowsingStore`, opened by :func:`make_app` or by
+the caller) and the browsing options; it builds the main screen with both and closes the
+store when it exits. Screens never reach back into the app for data.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
-from functools import partial
+from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 
+from .keymap import bindings, keys
 from .lifecycle import install_exit_signals
+from .model.store import BrowsingStore
 from .screens.main import MainScreen
-from .storage import SQLSessionStorage, StoreConnectionError, open_store
+from .screens.options import BrowserOptions
+from .storage import StoreConnectionError, open_store
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
+
+
+def is_connection_failure(error: BaseException) -> bool:
+    """True when ``error`` means the database server cannot be reached right now."""
+    return isinstance(error, StoreConnectionError)
 
 
 class ZettBrowserApp(App[None]):
@@ -32,48 +41,25 @@ class ZettBrowserApp(App[None]):
     TITLE = "zett-browser"
     #: Screens under 100 columns get ``-narrow``: app.tcss lays them out for 80×24.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    BINDINGS = [Binding("q", "quit", "Quit"), Binding("question_mark", "help", "Help", show=False)]
+    BINDINGS = bindings("app")
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5
 
-    def __init__(
-        self,
-        storage: SQLSessionStorage,
-        *,
-        session: str | None = None,
-        seq: int | None = None,
-        page_size: int = 50,
-        clock: Callable[[], datetime] | None = None,
-        poll_interval: float = 1.0,
-        live: LiveDemo | None = None,
-    ) -> None:
+    def __init__(self, storage: BrowsingStore, options: BrowserOptions, *, live: LiveDemo | None = None) -> None:
         super().__init__()
         #: The live compaction demo writing into the store, if any.
         self.live = live
         self.live_paused = False
         self.live_speed = 1.0
-        #: Seconds between checks for changes written by another process (0: never).
-        self.poll_interval = poll_interval
         self.storage = storage
-        self.start_session = session
-        self.start_seq = seq
-        self.page_size = page_size
-        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
-
-    @staticmethod
-    def is_connection_failure(error: BaseException) -> bool:
-        """True when ``error`` means the database server cannot be reached right now."""
-        return isinstance(error, StoreConnectionError)
+        self.options = replace(options, follow=True) if live is not None else options
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
-        screen = MainScreen()
-        self.push_screen(screen)
+        self.push_screen(MainScreen(self.storage, self.options))
         if self.live is not None:
-            screen.follow = True
-            self.bind("s", "live_pause", description="Pause/Play")
-            self.bind("plus", "live_speed(2.0)", description="Faster")
-            self.bind("minus", "live_speed(0.5)", description="Slower")
+            for key in keys("live"):
+                self.bind(key.keys, key.action, description=key.title)
             self.play_live()
 
     async def on_unmount(self) -> None:
@@ -113,26 +99,12 @@ class ZettBrowserApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        if not isinstance(screen, MainScreen):
-            return
-        commands: list[tuple[str, str, Callable[[], Any]]] = [
-            ("Next page", "Show the next page of the Raw Log", partial(screen.action_page, "next")),
-            ("Previous page", "Show the previous page of the Raw Log", partial(screen.action_page, "prev")),
-            ("First page", "Show the first page of the Raw Log", partial(screen.action_page, "first")),
-            ("Last page", "Show the last page of the Raw Log", partial(screen.action_page, "last")),
-            ("Jump to sequence", "Open the page holding a sequence number", screen.action_jump),
-            ("Toggle inspector", "Show or hide the snapshot inspector", screen.action_toggle_inspector),
-            ("Toggle model view", "Raw Log or the model's context (summary + tail)", screen.action_toggle_model_view),
-            ("Toggle tree", "Show or hide the session tree", screen.action_toggle_tree),
-            ("Back to parent", "Return to the session that delegated this one", screen.action_back),
-            ("Key help", "Every key binding", screen.action_help),
-        ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        if isinstance(screen, MainScreen):
+            yield from screen.system_commands()
 
 
 def make_app(
-    store: str | SQLSessionStorage | None,
+    store: str | os.PathLike[str] | BrowsingStore | None,
     *,
     session: str | None = None,
     seq: int | None = None,
@@ -141,20 +113,22 @@ def make_app(
     poll_interval: float = 1.0,
     live: LiveDemo | None = None,
 ) -> ZettBrowserApp:
-    """Build the app on a store opened read-only (a path, URL, or an open storage).
+    """Build the app on a store: an open one, or a path or URL opened read-only here.
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
+        ValueError: The page size is not positive.
     """
-    storage = store if isinstance(store, SQLSessionStorage) else open_store(store)
     if page_size < 1:
         raise ValueError("page size must be positive")
-    return ZettBrowserApp(
-        storage,
+    storage = open_store(store) if store is None or isinstance(store, str | os.PathLike) else store
+    options = BrowserOptions(
         session=session,
         seq=seq,
         page_size=page_size,
-        clock=clock,
         poll_interval=poll_interval,
-        live=live,
+        is_connection_failure=is_connection_failure,
     )
+    if clock is not None:
+        options = replace(options, clock=clock)
+    return ZettBrowserApp(storage, options, live=live)

@@ -26,7 +26,7 @@ def _turns() -> itertools.cycle[tuple[str, str, str, str]]:
             (
                 f"Please review {topic} and fix what is wrong.",
                 f"grep -rn TODO src/ --include=*.py | grep '{topic.split()[-1]}'",
-                f"src/{topic.split()[-1]}.py:12: TODO handle timeouts\\nsrc/{topic.split()[-1]}.py:40: TODO log errors",
+                f"src/{topic.split()[-1]}.py:12: TODO handle timeouts\nsrc/{topic.split()[-1]}.py:40: TODO log errors",
                 f"I fixed both TODOs in {topic}: timeouts now retry with backoff and errors are logged with context.",
             )
         )

@@ -1,4 +1,4 @@
-"""Shared helpers of the UI tests: store copies at fixed paths and a frozen clock."""
+"""Shared helpers of the UI tests: store copies at fixed paths, a frozen clock, fixture ids."""
 
 from __future__ import annotations
 
@@ -36,3 +36,23 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+#: Session ids of ``tests/fixtures/storage_api.sqlite3``.
+ROOT = "0193a5c0-0000-7000-8000-00000000000"
+PAGINATION, LONG, KITCHEN, PARENT, CHILD = ROOT + "9", ROOT + "2", ROOT + "1", ROOT + "3", ROOT + "4"
+EMPTY = ROOT + "8"
+
+
+def status(app: object) -> str:
+    """The page status line as the user reads it."""
+    screen = app.screen  # type: ignore[attr-defined]
+    return str(screen.query_one("#page-status").render())
+
+
+def sequences(app: object) -> list[int]:
+    """The sequences of the records on the shown Raw Log page."""
+    from zett_browser.widgets.rawlog import RawLogView
+
+    view = app.screen.query_one(RawLogView)  # type: ignore[attr-defined]
+    return [record.sequence for record in view.records]

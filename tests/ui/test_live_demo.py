@@ -55,3 +55,20 @@ async def test_live_demo_compacts_as_scripted_while_the_raw_log_only_grows(tmp_p
     drops = [i for i in range(1, len(contexts)) if contexts[i] < contexts[i - 1]]
     assert drops, "the model's context shrinks at each compaction"
     assert all(boundaries[i] > boundaries[i - 1] for i in drops)
+
+
+async def test_live_demo_output_has_real_line_breaks(tmp_path: Path) -> None:
+    """Issue 10 item 12: the scripted tool output showed a literal backslash-n."""
+    path = await build_demo_store(tmp_path / "demo.sqlite3", now=frozen_clock())
+    demo = LiveDemo(str(path))
+    for _ in range(4):
+        await demo.step()
+    await demo.close()
+    reader = open_store(path)
+    try:
+        records = await reader.raw_page(demo.session_id, limit=10)
+    finally:
+        await reader.close()
+    contents = [str(getattr(record.message, "content", "")) for record in records]
+    assert not any("\\n" in content for content in contents), contents
+    assert any("TODO handle timeouts\n" in content for content in contents)

@@ -64,3 +64,27 @@ async def test_wide_terminals_keep_three_panes_and_every_footer_key(tmp_path: Pa
         await pilot.resize_terminal(160, 45)
         await settle(pilot)
         assert inspector.display
+
+
+async def test_hiding_the_inspector_holds_at_either_width(tmp_path: Path) -> None:
+    """`i` at 160 columns hides it; shrinking to 80 and growing back must not bring it back."""
+    app = make_app(str(store_copy("storage_api", tmp_path)), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        inspector = app.screen.query_one(Inspector)
+        app.screen.query_one(RawLogView).focus()
+        await pilot.press("i")
+        await settle(pilot)
+        assert not inspector.display
+        for size in ((80, 24), (160, 45)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert not inspector.display, size
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert inspector.display, "shown on request at 80 columns"
+        await pilot.resize_terminal(160, 45)
+        await settle(pilot)
+        assert inspector.display, "and still shown when the terminal grows"

@@ -1,4 +1,4 @@
-"""Provides the screens over the main one: a whole message, and the key help."""
+"""Provides the screen over the main one that shows a whole message."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.widgets.text_area import Selection
 
 from ..formatting import human_size
+from ..keymap import bindings
 from ..widgets.safe import clean
 
 #: Characters shown at once. Textual's TextArea lays out all of its text (10 KB of long
@@ -67,15 +68,7 @@ class MessageDetail(ModalScreen[None]):
     is shown.
     """
 
-    BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "dismiss", "Close", show=False),
-        Binding("slash", "find", "Find"),
-        Binding("n", "next_part", "Next part"),
-        Binding("p", "previous_part", "Prev part"),
-        Binding("g", "top", "Top"),
-        Binding("G", "bottom", "Bottom"),
-    ]
+    BINDINGS = bindings("detail")
 
     DEFAULT_CSS = """
     MessageDetail #detail-status { width: 90%; padding: 0 1; background: $panel; color: $text-muted; }
@@ -230,47 +223,3 @@ class MessageDetail(ModalScreen[None]):
         area.selection = Selection((row, column), (row, column + length))
         area.scroll_cursor_visible(center=True, animate=False)
         self._show_status(f"match at character {offset:,}")
-
-
-HELP = [
-    ("Tree", ""),
-    ("↑ ↓ / enter", "move; open the session (or load more…)"),
-    ("→ ← / space", "expand or collapse delegated sessions"),
-    ("Raw Log", ""),
-    ("j k / ↑ ↓", "previous / next message"),
-    ("n p", "next / previous page"),
-    ("g G", "first / last page"),
-    (":", "jump to a sequence number (enter jumps, escape cancels)"),
-    ("r", "show or hide the reasoning of the message"),
-    ("enter", "show the whole message (huge ones too)"),
-    ("c", "jump between a tool call and its result"),
-    ("o", "open the delegated session this message names"),
-    ("b", "back to the parent session (breadcrumb)"),
-    ("f", "follow the newest message while the store grows"),
-    ("Views", ""),
-    ("i", "toggle the snapshot inspector"),
-    ("m", "toggle Raw Log / model view (summary + tail)"),
-    ("t", "toggle the session tree"),
-    ("[ ]", "narrower / wider tree"),
-    ("tab", "move focus between panes"),
-    ("ctrl+p", "command palette: every action"),
-    ("?", "this help"),
-    ("q", "quit"),
-]
-
-
-class HelpScreen(ModalScreen[None]):
-    """Every key binding."""
-
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
-
-    def compose(self) -> ComposeResult:
-        text = Text()
-        for key, what in HELP:
-            if not what:
-                text.append(f"\n{key}\n", style="bold underline")
-            else:
-                text.append(f"  {key:<14}", style="bold cyan")
-                text.append(f"{what}\n")
-        yield Static(text, id="help-body")
-        yield Footer()

@@ -16,6 +16,8 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
+from .textual_compat import footer_ready
+
 
 class KeyFooter(Footer):
     """A ``Footer`` that skips rebuilding when the shown keys are unchanged."""
@@ -32,10 +34,10 @@ class KeyFooter(Footer):
         )
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        if self._bindings_ready and isinstance(screen.focused, Input):
+        if footer_ready(self) and isinstance(screen.focused, Input):
             return
         signature = self._signature(screen)
-        if self._bindings_ready and signature == self._shown:
+        if footer_ready(self) and signature == self._shown:
             return
         if screen.app.app_focus and self.is_attached and screen is self.screen:
             self._shown = signature  # what the rebuild below will show

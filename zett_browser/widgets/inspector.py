@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..formatting import summary_blocks
+from ..keymap import bindings
 from ..model import SnapshotInfo
 from .render import block_text
 
@@ -25,7 +25,7 @@ from .render import block_text
 class Inspector(Vertical):
     """Snapshot versions of the open session and what the model sees."""
 
-    BINDINGS = [Binding("s", "open_summary", "Whole summary", show=False)]
+    BINDINGS = bindings("inspector")
 
     class VersionChosen(Message):
         """The user chose a snapshot version: jump to its boundary."""

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..keymap import bindings
 from ..model import RawMessageRecord
 from .render import RenderOptions, render_record
+from .textual_compat import set_scroll_range
 
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
 FINISH_CHUNK = 8
@@ -30,20 +31,15 @@ FINISH_CHUNK = 8
 class RawLogView(ScrollView, can_focus=True):
     """One page of Raw Log records, with compaction boundary markers."""
 
-    BINDINGS = [
-        Binding("down,j", "cursor(1)", "Next msg", show=False),
-        Binding("up,k", "cursor(-1)", "Prev msg", show=False),
-        # Not in the footer (``?`` and the command palette list them): a footer that
-        # changed with focus would be rebuilt at every focus move, which costs more than
-        # loading a page.
-        Binding("r", "toggle_reasoning", "Reasoning", show=False),
-        Binding("enter", "open_record", "Show all", show=False),
-        Binding("c", "jump_call", "Call↔result", show=False),
-        Binding("o", "open_child", "Open child", show=False),
-    ]
+    # Not in the footer (``?`` and the command palette list them): a footer that changed
+    # with focus would be rebuilt at every focus move, which costs more than a page turn.
+    BINDINGS = bindings("rawlog")
+    COMPONENT_CLASSES = {"rawlog--cursor", "rawlog--cursor-blurred"}
 
     DEFAULT_CSS = """
     RawLogView { background: $surface; overflow-x: hidden; scrollbar-gutter: stable; }
+    RawLogView > .rawlog--cursor { background: $foreground 15%; }
+    RawLogView > .rawlog--cursor-blurred { background: $foreground 7%; }
     """
 
     class RecordOpened(Message):
@@ -75,6 +71,7 @@ class RawLogView(ScrollView, can_focus=True):
         self.cursor = 0
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
+        self.preface: list[Text] = []
         self._lines: list[Strip] = []
         self._owner: list[int] = []
         self._starts: list[int] = []
@@ -93,9 +90,15 @@ class RawLogView(ScrollView, can_focus=True):
         compacted_through: int = 0,
         select_sequence: int | None = None,
         empty_text: str = "No messages.",
+        preface: Sequence[Text] = (),
     ) -> None:
-        """Replace the page; put the cursor on ``select_sequence`` when it is on the page."""
+        """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
+
+        ``preface`` (already safe text) is shown above the first record, never selected:
+        the model view's summary.
+        """
         self.records = list(records)
+        self.preface = list(preface)
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
         self.empty_text = empty_text
@@ -109,6 +112,10 @@ class RawLogView(ScrollView, can_focus=True):
                 self.cursor = max(0, len(self.records) - 1)
         self._rebuild()
         self._scroll_to_cursor(animate=False)
+        if self.cursor:
+            # Before the first layout the new virtual size is not applied yet and the
+            # scroll above is clamped to the old one: scroll again once it is.
+            self.call_after_refresh(self._scroll_to_cursor, animate=False)
 
     @property
     def current(self) -> RawMessageRecord | None:
@@ -127,9 +134,11 @@ class RawLogView(ScrollView, can_focus=True):
         self._generation += 1
         self._lines, self._owner, self._starts = [], [], []
         self._next = 0
+        self._render_preface(width)
         if not self.records:
-            self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-            self._owner.append(-1)
+            if not self.preface:
+                self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+                self._owner.append(-1)
         else:
             self._render_through(self.cursor)
             height = self.scrollable_content_region.height or self.size.height or 50
@@ -140,6 +149,17 @@ class RawLogView(ScrollView, can_focus=True):
         self._painted = len(self._lines)
         self._update_virtual_size()
         self.refresh()
+
+    def _render_preface(self, width: int) -> None:
+        console = self.app.console
+        options = console.options.update_width(width - 1)
+        for text in self.preface:
+            for segments in console.render_lines(text, options, pad=False):
+                self._lines.append(Strip(segments))
+                self._owner.append(-1)
+        if self.preface:
+            self._lines.append(Strip.blank(0))
+            self._owner.append(-1)
 
     def _render_through(self, index: int) -> None:
         """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
@@ -198,8 +218,7 @@ class RawLogView(ScrollView, can_focus=True):
             # Taller or shorter, the page overflows the pane either way: the scrollbar
             # stays, so only its range changes. Assigning ``virtual_size`` would lay out
             # the whole screen (its reactive asks for a layout), for nothing.
-            self.set_reactive(RawLogView.virtual_size, size)
-            self._scroll_update(size)
+            set_scroll_range(self, size)
         else:
             self.virtual_size = size
 
@@ -219,10 +238,9 @@ class RawLogView(ScrollView, can_focus=True):
         if index >= len(self._lines):
             return Strip.blank(self.size.width, self.rich_style)
         strip = self._lines[index]
-        if self._owner[index] == self.cursor and self.records and self.has_focus:
-            strip = strip.apply_style(Style(bgcolor="grey23"))
-        elif self._owner[index] == self.cursor and self.records:
-            strip = strip.apply_style(Style(bgcolor="grey15"))
+        if self._owner[index] == self.cursor and self.records:
+            part = "rawlog--cursor" if self.has_focus else "rawlog--cursor-blurred"
+            strip = strip.apply_style(Style(bgcolor=self.get_component_rich_style(part).bgcolor))
         return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:

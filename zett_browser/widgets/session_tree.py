@@ -25,6 +25,7 @@ from textual.widgets.tree import TreeNode
 from ..model import SessionCursor, SessionNode
 from .render import relative_time
 from .safe import clean, one_line
+from .textual_compat import tree_toggle
 
 #: Characters of a session id shown for an untitled session (UUIDv7: the time part).
 ID_PREFIX = 8
@@ -185,7 +186,7 @@ class SessionTree(Tree[NodeData]):
             if self._request_children(node):
                 self._expand_on_arrival.add(node.id)
                 return
-        super()._toggle_node(node)
+        tree_toggle(self, node)
 
     def forget(self, node: TreeNode[NodeData]) -> None:
         """A read of ``node``'s children failed: ask again the next time it is opened."""

@@ -1,0 +1,82 @@
+"""The key map is the one description of the keys: README, bindings, help and palette agree."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from zett_browser import keymap
+from zett_browser.app import ZettBrowserApp
+from zett_browser.screens.detail import MessageDetail
+from zett_browser.screens.help import help_text
+from zett_browser.screens.main import MainScreen
+from zett_browser.widgets.inspector import Inspector
+from zett_browser.widgets.rawlog import RawLogView
+
+README = Path(__file__).parents[2] / "README.md"
+
+
+def readme_key_table() -> list[tuple[str, str, str]]:
+    """The rows of README's table whose header is ``| key | where | what it does |``."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r"\|\s*key\s*\|\s*where\s*\|", line))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        rows.append((cells[0], cells[1], cells[2]))
+    return rows
+
+
+def test_readme_key_table_is_the_key_map() -> None:
+    assert readme_key_table() == keymap.readme_rows()
+
+
+def test_bindings_come_from_the_map() -> None:
+    def actions(bindings: object) -> list[tuple[str, str]]:
+        return [(b.key, b.action) for b in bindings]  # type: ignore[attr-defined]
+
+    assert actions(MainScreen.BINDINGS) == [(k.keys, k.action) for k in keymap.keys("main")]
+    assert actions(RawLogView.BINDINGS) == [(k.keys, k.action) for k in keymap.keys("rawlog")]
+    assert actions(ZettBrowserApp.BINDINGS) == [(k.keys, k.action) for k in keymap.keys("app")]
+
+
+def test_every_bound_action_exists_where_it_is_bound() -> None:
+    owners = {
+        "main": MainScreen,
+        "rawlog": RawLogView,
+        "app": ZettBrowserApp,
+        "live": ZettBrowserApp,
+        "inspector": Inspector,
+        "detail": MessageDetail,
+    }
+    for row in keymap.KEYMAP:
+        for key in row.keys:
+            name = "action_" + key.action.split("(")[0]
+            assert hasattr(owners[key.scope], name), (key.scope, key.action)
+
+
+def test_palette_has_every_raw_log_action() -> None:
+    actions = {key.action for key, _ in keymap.commands("main", "rawlog")}
+    for action in ("toggle_reasoning", "open_record", "jump_call", "open_child", "toggle_follow"):
+        assert action in actions
+    assert {"resize_tree(-4)", "resize_tree(4)", "page('next')", "toggle_model_view"} <= actions
+
+
+def test_help_lists_every_row_of_the_map() -> None:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(help_text())
+    text = console.export_text()
+    for label, _where, what in keymap.help_rows():
+        assert label in text and what in text, label
+    assert "`" not in text
+
+
+def test_footer_keys_stay_few() -> None:
+    """The footer of an 80-column terminal has room for about ten keys."""
+    shown = [key for row in keymap.KEYMAP for key in row.keys if key.footer and key.scope in ("main", "app")]
+    assert len({key.keys for key in shown}) <= 10

@@ -1,0 +1,255 @@
+"""Provides the one key map: every key, what it does, where, and whether the footer shows it.
+
+Keys used to be described in five places (bindings, footer, help, palette, README) and
+they disagreed. Now this table is the only description: screens and widgets build their
+``BINDINGS`` from it, the help screen its rows, the command palette its commands, and a
+unit test compares README's key table with :func:`readme_rows`.
+
+A :class:`Row` is one line of the help and of README's table (``n p``: next / previous
+page); its :class:`Key` entries are the bindings behind it. A row without keys documents
+keys a widget binds itself (the tree's arrows, Textual's tab and ``ctrl+p``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding, BindingType
+
+#: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
+#: the live demo (bound when it runs), the inspector, the detail view or Textual itself.
+Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "textual"]
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One binding: Textual key names (comma-separated), its action and its titles."""
+
+    keys: str
+    action: str
+    title: str
+    scope: Scope
+    footer: bool = False
+    #: The command palette's title when it differs from the footer's short one.
+    command: str | None = None
+    palette: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of help: the keys as shown (README markdown), where, what they do."""
+
+    label: str
+    where: str
+    text: str
+    keys: tuple[Key, ...] = ()
+
+
+def _k(keys: str, action: str, title: str, scope: Scope, **kw: object) -> Key:
+    return Key(keys, action, title, scope, **kw)  # type: ignore[arg-type]
+
+
+KEYMAP: tuple[Row, ...] = (
+    Row("`↑` `↓`, `enter`", "tree", "move; open the session (or load `more…`); enter never folds a node"),
+    Row("`→`", "tree", "expand a node and load its delegated sessions; on an open node, go to its first child"),
+    Row("`←`", "tree", "collapse a node; on a closed node or a leaf, go to its parent"),
+    Row("`space`", "tree", "expand or collapse"),
+    Row(
+        "`j` `k` / `↑` `↓`",
+        "Raw Log",
+        "next / previous message",
+        (
+            _k("down,j", "cursor(1)", "Next msg", "rawlog", command="Next message"),
+            _k("up,k", "cursor(-1)", "Prev msg", "rawlog", command="Previous message"),
+        ),
+    ),
+    Row(
+        "`n` `p`",
+        "anywhere",
+        "next / previous page",
+        (
+            _k("n", "page('next')", "Next page", "main", footer=True),
+            _k("p", "page('prev')", "Prev page", "main", footer=True, command="Previous page"),
+        ),
+    ),
+    Row(
+        "`g` `G`",
+        "anywhere",
+        "first / last page",
+        (
+            _k("g", "page('first')", "First", "main", command="First page"),
+            _k("G", "page('last')", "Last", "main", command="Last page"),
+        ),
+    ),
+    Row(
+        "`:`",
+        "anywhere",
+        "jump to a sequence number: type it in the `: jump to #` field of the status row, "
+        "`enter` jumps, `escape` cancels",
+        (
+            _k("colon", "jump", "Jump to #", "main", footer=True, command="Jump to sequence"),
+            _k("escape", "cancel_jump", "Cancel jump", "main", palette=False),
+        ),
+    ),
+    Row(
+        "`r`",
+        "Raw Log",
+        "show or hide the message's reasoning",
+        (_k("r", "toggle_reasoning", "Reasoning", "rawlog", command="Toggle reasoning"),),
+    ),
+    Row(
+        "`enter`",
+        "Raw Log",
+        "show the whole message (a message of 10,000 characters or more shows a 2,000-character "
+        "preview in the Raw Log)",
+        (_k("enter", "open_record", "Show all", "rawlog", command="Show the whole message"),),
+    ),
+    Row(
+        "`c`",
+        "Raw Log",
+        "jump from a tool call to its result and back",
+        (_k("c", "jump_call", "Call↔result", "rawlog", command="Tool call ↔ result"),),
+    ),
+    Row(
+        "`o`",
+        "Raw Log",
+        "open the delegated session a `task` result names",
+        (_k("o", "open_child", "Open child", "rawlog", command="Open delegated session"),),
+    ),
+    Row(
+        "`i`",
+        "anywhere",
+        "show or hide the inspector; `enter` on a version jumps to its boundary",
+        (_k("i", "toggle_inspector", "Inspector", "main", footer=True, command="Toggle inspector"),),
+    ),
+    Row(
+        "`m`",
+        "anywhere",
+        "toggle Raw Log / model view (latest summary + tail)",
+        (_k("m", "toggle_model_view", "Raw/Model", "main", footer=True, command="Toggle model view"),),
+    ),
+    Row(
+        "`t`",
+        "anywhere",
+        "show or hide the tree",
+        (_k("t", "toggle_tree", "Tree", "main", command="Toggle tree"),),
+    ),
+    Row(
+        "`[` `]`",
+        "anywhere",
+        "make the tree narrower / wider",
+        (
+            _k("left_square_bracket", "resize_tree(-4)", "Narrower tree", "main"),
+            _k("right_square_bracket", "resize_tree(4)", "Wider tree", "main"),
+        ),
+    ),
+    Row(
+        "`b`",
+        "anywhere",
+        "back to the parent session",
+        (_k("b", "back", "Back", "main", footer=True, command="Back to parent"),),
+    ),
+    Row(
+        "`f`",
+        "anywhere",
+        "follow: keep the Raw Log at the newest message while an agent writes",
+        (_k("f", "toggle_follow", "Follow", "main", footer=True, command="Toggle follow"),),
+    ),
+    Row(
+        "`y`",
+        "anywhere",
+        "copy the open session's full id (shown at the right end of the breadcrumb) to the clipboard",
+        (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
+    ),
+    Row("`tab`", "anywhere", "move focus between panes"),
+    Row("`ctrl+p`", "anywhere", "command palette with every action"),
+    Row(
+        "`?`",
+        "anywhere",
+        "key help",
+        (
+            _k("question_mark", "help", "Help", "main", footer=True, command="Key help"),
+            _k("question_mark", "help", "Help", "app", palette=False),
+        ),
+    ),
+    Row("`q`", "anywhere", "quit", (_k("q", "quit", "Quit", "app", footer=True, palette=False),)),
+    Row(
+        "`s`",
+        "inspector",
+        "open the highlighted version's summary whole (the pane previews a huge one)",
+        (_k("s", "open_summary", "Whole summary", "inspector", palette=False),),
+    ),
+    Row(
+        "`/`",
+        "detail view",
+        "find in the whole message (`enter`: next match, `escape`: close the field)",
+        (_k("slash", "find", "Find", "detail", footer=True, palette=False),),
+    ),
+    Row(
+        "`n` `p`",
+        "detail view",
+        "next / previous part of a huge message (shown 50 KB at a time; `pagedown` past a part's end goes on)",
+        (
+            _k("n", "next_part", "Next part", "detail", footer=True, palette=False),
+            _k("p", "previous_part", "Prev part", "detail", footer=True, palette=False),
+        ),
+    ),
+    Row(
+        "`g` `G`, `home` `end`",
+        "detail view",
+        "top / bottom of the whole message",
+        (
+            _k("g", "top", "Top", "detail", footer=True, palette=False),
+            _k("G", "bottom", "Bottom", "detail", footer=True, palette=False),
+        ),
+    ),
+    Row(
+        "`escape` `q`",
+        "detail view",
+        "close",
+        (
+            _k("escape", "close", "Close", "detail", footer=True, palette=False),
+            _k("q", "dismiss", "Close", "detail", palette=False),
+        ),
+    ),
+    Row("`s`", "live demo", "pause / resume the writer", (_k("s", "live_pause", "Pause/Play", "live", footer=True),)),
+    Row(
+        "`+` `-`",
+        "live demo",
+        "faster / slower",
+        (
+            _k("plus", "live_speed(2.0)", "Faster", "live", footer=True),
+            _k("minus", "live_speed(0.5)", "Slower", "live", footer=True),
+        ),
+    ),
+)
+
+
+def keys(scope: Scope) -> list[Key]:
+    """Every key of one scope, in the table's order."""
+    return [key for row in KEYMAP for key in row.keys if key.scope == scope]
+
+
+def bindings(scope: Scope) -> list[BindingType]:
+    """The ``BINDINGS`` of a screen or widget, built from the table."""
+    return [Binding(key.keys, key.action, key.title, show=key.footer) for key in keys(scope)]
+
+
+def commands(*scopes: Scope) -> list[tuple[Key, str]]:
+    """The command palette's entries of some scopes: each key with its row's help text."""
+    return [(key, _plain(row.text)) for row in KEYMAP for key in row.keys if key.scope in scopes and key.palette]
+
+
+def help_rows() -> list[tuple[str, str, str]]:
+    """The help screen's rows: (keys, where, what), without README's markdown quotes."""
+    return [(_plain(row.label), row.where, _plain(row.text)) for row in KEYMAP]
+
+
+def readme_rows() -> list[tuple[str, str, str]]:
+    """README's key table rows, exactly as the markdown writes them."""
+    return [(row.label, row.where, row.text) for row in KEYMAP]
+
+
+def _plain(markdown: str) -> str:
+    return markdown.replace("`", "")

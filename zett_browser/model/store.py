@@ -1,0 +1,86 @@
+"""Provides the read-only store interface the UI browses through.
+
+Screens are given an object of this shape (the storage's ``SQLSessionStorage`` is one)
+and never import the storage package: the interface is typed with the model's records
+only, so a screen, a test or a future exporter can be handed any store that answers
+these queries. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+
+
+class BrowsingStore(Protocol):
+    """The browsing queries of a zett-agent store (all reads)."""
+
+    @property
+    def display_name(self) -> str:
+        """The store for people: its path, or its URL with any password masked."""
+        ...
+
+    async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """Root sessions, newest activity first, one keyset page."""
+        ...
+
+    async def list_children(
+        self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
+    ) -> Page[SessionNode]:
+        """Sessions delegated by ``session_id``, in creation order."""
+        ...
+
+    async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """Delegated sessions whose parent row is missing."""
+        ...
+
+    async def get_node(self, session_id: str) -> SessionNode | None:
+        """One session, or None."""
+        ...
+
+    async def ancestors(self, session_id: str) -> list[SessionNode]:
+        """The parent chain of a session, root first."""
+        ...
+
+    async def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
+        """Every snapshot version of a session, oldest first."""
+        ...
+
+    async def raw_page(
+        self, session_id: str, *, after_sequence: int | None = 0, after_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        """Up to ``limit`` records after a row, ascending by (sequence, id).
+
+        ``after_sequence=None`` starts at the very first row (sequences <= 0 included);
+        with ``after_id`` the page continues after that exact row, so duplicate sequences
+        at a page edge are neither skipped nor repeated.
+        """
+        ...
+
+    async def raw_page_before(
+        self, session_id: str, *, before_sequence: int | None = None, before_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        """Up to ``limit`` records just before ``before_sequence`` (the last page when None), ascending."""
+        ...
+
+    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
+        """Labels of the untitled sessions among ``nodes`` (what the parent's task call asked)."""
+        ...
+
+    async def raw_bounds(self, session_id: str) -> RawLogBounds:
+        """First and last sequence and the row count of a Raw Log."""
+        ...
+
+    async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
+        """Characters of plain text in a Raw Log prefix."""
+        ...
+
+    async def change_token(self) -> tuple[object, ...]:
+        """A cheap value that changes whenever anything is committed."""
+        ...
+
+    async def close(self) -> None:
+        """Release the connections."""
+        ...

@@ -1,0 +1,38 @@
+"""Provides the frozen options a browsing screen is built with.
+
+Everything a screen needs besides its store: where to start, the page size, how often
+to look for changes, the clock, and how to recognise a lost server connection (the
+storage's error classes stay in the storage package; the app passes a predicate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _never(error: BaseException) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserOptions:
+    """What to open first and how to browse."""
+
+    #: Session to open at start (None: the newest root) and the sequence to put the cursor on.
+    session: str | None = None
+    seq: int | None = None
+    #: Raw Log messages per page.
+    page_size: int = 50
+    #: Seconds between checks for changes written by another process (0: never).
+    poll_interval: float = 1.0
+    clock: Callable[[], datetime] = field(default=_now)
+    #: True when an error means the database server cannot be reached right now.
+    is_connection_failure: Callable[[BaseException], bool] = field(default=_never)
+    #: Start in follow mode (the live demo).
+    follow: bool = False

@@ -1,0 +1,203 @@
+"""Provides the base of the browsing screens: the store, the one read helper, and polling.
+
+A :class:`WatchingScreen` is built with its store and options (it never reaches into the
+app for data). :meth:`WatchingScreen.fetch` is the one place a failed read becomes a
+notice; the change poll re-reads only what a committed change can touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from textual import work
+from textual.screen import Screen
+
+from .. import paging
+from ..model import RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
+from ..model.store import BrowsingStore
+from ..paging import PageRequest, Place
+from ..widgets.inspector import Inspector
+from ..widgets.rawlog import RawLogView
+from ..widgets.safe import clean
+from ..widgets.session_tree import SessionTree
+from .options import BrowserOptions
+
+T = TypeVar("T")
+
+ROOTS_PAGE = 100
+CHILDREN_PAGE = 200
+
+
+class Failed:
+    """What :meth:`WatchingScreen.fetch` returns when the read failed (already reported)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+@dataclass
+class OpenSession:
+    """What the Raw Log pane shows now."""
+
+    node: SessionNode
+    count: int = 0
+    first: int = 0
+    last: int = 0
+    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    model_view: bool = False
+
+
+class WatchingScreen(Screen[None]):
+    """A screen over one store that follows the changes another process commits."""
+
+    def __init__(self, store: BrowsingStore, options: BrowserOptions) -> None:
+        super().__init__()
+        self.store = store
+        self.options = options
+        self.open: OpenSession | None = None
+        self.history: tuple[Place, ...] = ()
+        self._token: tuple[object, ...] | None = None
+        self._polling = False
+        #: Keep the Raw Log at the newest message while the store grows.
+        self.follow = options.follow
+        #: Messages appended after the shown page while the user looks elsewhere.
+        self.unseen = 0
+        #: Why the server cannot be reached, while it cannot (None: connected).
+        self.offline: str | None = None
+        self._started = False
+        #: The tree width the user asked for with [ and ] (None: the stylesheet's).
+        self._tree_width: int | None = None
+
+    async def _load_page(self, request: PageRequest) -> None:
+        raise NotImplementedError
+
+    def _show_status(self, records: list[RawMessageRecord]) -> None:
+        raise NotImplementedError
+
+    async def fetch(self, call: Awaitable[T], failure: str | None = None) -> T | Failed:
+        """Run one storage read; report a failure and return :class:`Failed` instead.
+
+        ``failure`` names what failed for the user; None keeps it quiet (a background
+        re-read retried at the next tick), except that a lost server is announced once.
+        """
+        try:
+            return await call
+        except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
+            lost = self.options.is_connection_failure(error)
+            if failure is None:
+                self.log.warning(f"background read failed: {error!r}")
+                if lost:
+                    self._disconnected(error)
+            else:
+                if lost:
+                    self._disconnected(error, announce=False)  # the notification below says it
+                self.notify(f"{failure}: {clean(error)}", severity="error", markup=False, timeout=8)
+            return Failed(error)
+
+    # ---------------------------------------------------------------- the server's state
+
+    def _disconnected(self, error: Exception, *, announce: bool = True) -> None:
+        """Say once that the server is gone; the header keeps saying it until it is back."""
+        if announce and self.offline is None:
+            self.notify(
+                f"{clean(error)}\nBrowsing resumes by itself once the server answers again.",
+                title="Connection lost",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+        self.offline = clean(error)
+        self.sub_title = f"{self.store.display_name} · connection lost, retrying"
+
+    def _connected(self) -> None:
+        if self.offline is not None:
+            self.offline = None
+            self.sub_title = self.store.display_name
+            self.notify("Reconnected to the store", markup=False, timeout=4)
+
+    # ---------------------------------------------------------------- following a live store
+
+    def poll_changes(self) -> None:
+        """Start a check for changes unless the previous one is still running."""
+        if not self._polling:
+            self._polling = True
+            self._poll()
+
+    @work(group="poll", exit_on_error=False)
+    async def _poll(self) -> None:
+        """Compare the store's change token; re-read only what a change can touch.
+
+        A check is never cancelled by the next tick (that could drop a change whose token
+        was already recorded), and the token is recorded only after the re-read.
+        """
+        try:
+            token = await self.fetch(self.store.change_token())
+            if isinstance(token, Failed):
+                return  # a busy store is retried at the next tick
+            self._connected()
+            if token != self._token:
+                await self._refresh_tree()
+                await self._refresh_open_session()
+                self._token = token
+        finally:
+            self._polling = False
+
+    async def _read_tree(self, expanded: list[SessionNode]) -> tuple[list[SessionNode], list[list[SessionNode]]]:
+        roots = await self.store.list_roots(limit=ROOTS_PAGE)
+        children = [
+            list((await self.store.list_children(node.session_id, limit=CHILDREN_PAGE)).items) for node in expanded
+        ]
+        return list(roots.items), children
+
+    async def _refresh_tree(self) -> None:
+        tree = self.query_one(SessionTree)
+        expanded = [node for node in tree.expanded_session_nodes() if isinstance(node.data, SessionNode)]
+        sessions = [node.data for node in expanded if isinstance(node.data, SessionNode)]
+        result = await self.fetch(self._read_tree(sessions))
+        if isinstance(result, Failed):
+            return
+        roots, children = result
+        tree.merge_sessions(tree.root, roots, newest_first=True)
+        for node, items in zip(expanded, children, strict=True):
+            tree.merge_sessions(node, items, newest_first=False)
+
+    async def _refresh_open_session(self) -> None:
+        state = self.open
+        if state is None:
+            return
+        session_id = state.node.session_id
+
+        async def read() -> tuple[RawLogBounds, list[SnapshotInfo]]:
+            return await self.store.raw_bounds(session_id), await self.store.list_snapshots(session_id)
+
+        result = await self.fetch(read())
+        if isinstance(result, Failed):
+            return
+        bounds, snapshots = result
+        view = self.query_one(RawLogView)
+        grew = bounds.count != state.count
+        if not grew and len(snapshots) == len(state.snapshots):
+            return
+        shown_last = view.records[-1].sequence if view.records else 0
+        at_end = shown_last >= state.last
+        added = max(0, (bounds.last_sequence or 0) - state.last)
+        state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
+        state.snapshots = snapshots
+        self.query_one(Inspector).show(snapshots, message_count=state.count)
+        if self.follow:
+            await self._load_page(paging.last_page(select=state.last))
+            self.unseen = 0
+        elif at_end and len(view.records) < self.options.page_size:
+            # New rows belong on this unfilled page: re-read it, keeping the cursor.
+            keep = view.current.sequence if view.current is not None else None
+            scroll = view.scroll_y
+            start = view.records[0].sequence - 1 if view.records else 0
+            await self._load_page(PageRequest(after=start, select=keep))
+            view.rendered_lines()  # the whole page, so the old scroll position exists again
+            view.scroll_to(y=scroll, animate=False)
+            self.unseen = 0
+        else:
+            self.unseen += added
+            self._show_status(view.records)

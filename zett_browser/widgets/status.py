@@ -1,0 +1,173 @@
+"""Provides the lines above the Raw Log: the breadcrumb, the page status and the jump field.
+
+The breadcrumb and the status are :class:`TextLine` widgets (they repaint without a
+layout, which a page turn would otherwise pay for); the texts are built by plain
+functions from model records. Every string from the store goes through ``safe``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Input
+
+from ..model import RawMessageRecord, SessionNode, SnapshotInfo
+from .line import TextLine
+from .safe import clean, one_line
+
+
+def session_label(node: SessionNode, width: int) -> str:
+    """A session's title, else its id's start (both cleaned, cut to ``width``).
+
+    The ellipsis marks an id that was cut, never a short id shown whole.
+    """
+    if node.title:
+        return one_line(node.title, width)
+    cut = len(node.session_id) > 8
+    return one_line(node.session_id[:8], width) + ("…" if cut else "")
+
+
+def breadcrumb_text(ancestors: Sequence[SessionNode], node: SessionNode, width: int = 0) -> Text:
+    """The parent chain (dim), then the open session (bold) and what it is.
+
+    When the line is too narrow the ancestors are shortened, then dropped from the root
+    down (the nearest parent is kept longest); the open session is never cut for them.
+    ``width`` 0: no limit.
+    """
+    current = Text(no_wrap=True)
+    current.append(session_label(node, 50), style="bold")
+    if node.agent_name:
+        current.append(f"  ({clean(node.agent_name)})", style="cyan")
+    if node.parent_session_id and not ancestors:
+        current.append("  parent missing: orphaned", style="red")
+    hint = Text("   b: back to parent", style="dim italic") if ancestors else Text()
+    room = (width or 10_000) - current.cell_len
+    if _chain(ancestors, 30).cell_len + hint.cell_len > room:
+        hint = Text()
+    crumb = _fit_chain(ancestors, room)
+    crumb.append_text(current)
+    crumb.append_text(hint)
+    crumb.no_wrap = True
+    crumb.overflow = "ellipsis"
+    return crumb
+
+
+def _chain(ancestors: Sequence[SessionNode], each: int) -> Text:
+    chain = Text()
+    for parent in ancestors:
+        chain.append(session_label(parent, each), style="dim")
+        chain.append("  ›  ", style="dim")
+    return chain
+
+
+def _fit_chain(ancestors: Sequence[SessionNode], room: int) -> Text:
+    """As many of the nearest ancestors as fit in ``room`` cells, each cut to 30 at most."""
+    for start in range(len(ancestors) + 1):
+        kept = ancestors[start:]
+        prefix = Text("…  ›  ", style="dim") if start else Text()
+        for each in (30, 16, 8):
+            chain = prefix + _chain(kept, each)
+            if chain.cell_len <= room:
+                return chain
+    return Text()
+
+
+@dataclass(frozen=True, slots=True)
+class PageState:
+    """What the status line reports about the shown page."""
+
+    records: Sequence[RawMessageRecord]
+    count: int
+    snapshots: Sequence[SnapshotInfo]
+    model_view: bool = False
+    unseen: int = 0
+    follow: bool = False
+
+
+def status_text(state: PageState) -> Text:
+    """RAW LOG / MODEL VIEW, the shown range, new messages, following, snapshots."""
+    status = Text()
+    if state.model_view:
+        status.append("MODEL VIEW ", style="bold reverse green")
+        if state.snapshots:
+            latest = state.snapshots[-1]
+            status.append(f" summary v{latest.version} + tail after #{latest.compacted_through_sequence} ")
+        else:
+            status.append(" no snapshot: the model sees the whole log ")
+    else:
+        status.append("RAW LOG ", style="bold reverse")
+    records = state.records
+    if records:
+        status.append(f"  #{records[0].sequence:,}–{records[-1].sequence:,} of {state.count:,}")
+    elif state.count:
+        status.append(f"  none of {state.count:,} here")
+    else:
+        status.append("  no messages")
+    if state.unseen:
+        status.append(f"   ▼ {state.unseen:,} new (G: last page)", style="bold reverse magenta")
+    if state.follow:
+        status.append("   following", style="bold green")
+    if state.snapshots:
+        plural = "s" if len(state.snapshots) > 1 else ""
+        status.append(f"   ◆ {len(state.snapshots)} snapshot{plural}", style="yellow")
+    return status
+
+
+class Breadcrumb(TextLine):
+    """The open session, its parents and its full id, fitted to the line's width."""
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._session: tuple[Sequence[SessionNode], SessionNode] | None = None
+
+    def show_session(self, ancestors: Sequence[SessionNode], node: SessionNode) -> None:
+        self._session = (ancestors, node)
+        self.refresh()
+
+    def render(self) -> Text:
+        if self._session is None:
+            return super().render()
+        return breadcrumb_text(*self._session, width=self.content_region.width or self.size.width)
+
+
+def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:
+    """The model view's first item: the latest summary (a bounded preview of it)."""
+    title = Text(
+        f"Summary v{snapshot.version} · what the model is given first (replaces #1–"
+        f"#{snapshot.compacted_through_sequence})",
+        style="bold yellow",
+    )
+    body = snapshot.summary_text
+    more = len(body) > preview
+    text = Text(clean(body[:preview]) + ("…" if more else ""))
+    return [title, text]
+
+
+class StatusLine(TextLine):
+    """Which view, which messages of how many, and what is going on."""
+
+    def show_state(self, state: PageState) -> None:
+        self.show(status_text(state))
+
+
+class JumpField(Input):
+    """The ``: jump to #`` field: reached with ``:`` only, never by tab.
+
+    Always in place (showing and hiding it would lay the screen out twice); it can take
+    focus only while it is open, and gives that up again when it loses focus.
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(placeholder=": jump to #", id=id, restrict=r"[0-9#,]*")
+        self.can_focus = False
+
+    def open(self) -> None:
+        """Empty the field and give it the keys."""
+        self.value = ""
+        self.can_focus = True
+        self.focus()
+
+    def on_blur(self) -> None:
+        self.can_focus = False

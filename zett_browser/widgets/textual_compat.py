@@ -1,0 +1,46 @@
+"""Provides the only code that touches private Textual internals.
+
+Three measured costs are avoided by reaching below Textual's public API (see the comments
+where each is used). Keeping every such access here, named, lets
+``tests/unit/test_textual_compat.py`` check that each private name still exists on the
+installed Textual, so an upgrade that renames one fails a quick test loudly instead of
+silently losing the optimisation or raising at the first key press.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.widget import Widget
+from textual.widgets import Footer, Tree
+
+#: (class, attribute) pairs this module relies on; the unit test checks each one.
+PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
+    (Footer, "_bindings_ready"),
+    (Tree, "_toggle_node"),
+    (ScrollView, "_scroll_update"),
+    (Widget, "set_reactive"),
+    (Widget, "virtual_size"),
+)
+
+
+def footer_ready(footer: Footer) -> bool:
+    """True once a footer has built its key widgets at least once."""
+    return bool(footer._bindings_ready)
+
+
+def set_scroll_range(view: ScrollView, size: Size) -> None:
+    """Change a scroll view's virtual size without asking the screen for a layout.
+
+    Assigning ``virtual_size`` lays out the whole screen (the reactive has ``layout=True``);
+    when the content overflows the view before and after, only the scrollbars' range changes.
+    """
+    view.set_reactive(type(view).virtual_size, size)
+    view._scroll_update(size)
+
+
+def tree_toggle(tree: Tree[Any], node: Any) -> None:
+    """Textual's own expand/collapse of a tree node (what ``Tree`` does on enter/space/click)."""
+    Tree._toggle_node(tree, node)
