@@ -34,10 +34,16 @@ async def run_index(tmp_path: Path) -> SideIndex:
         ('"Questions 1-4 answered"', {(S2, 8, "snapshot")}),  # snapshot summary (parts)
         ('"Kitchen sink"', {(S1, 0, "session")}),  # title
         ("planner", {(S3, 0, "session")}),  # agent name
-        ("127.0.0.1", {(S1, n, k) for n, k in [(1, "system"), (2, "user"), (3, "user"), (4, "assistant")]}
-         | {(S1, 5, "tool"), (S1, 9, "assistant")}),  # metadata value
-        ("héllo", {(S1, n, k) for n, k in [(1, "system"), (2, "user"), (3, "user"), (4, "assistant")]}
-         | {(S1, 5, "tool"), (S1, 9, "assistant")}),  # non-ASCII metadata
+        (
+            "127.0.0.1",
+            {(S1, n, k) for n, k in [(1, "system"), (2, "user"), (3, "user"), (4, "assistant")]}
+            | {(S1, 5, "tool"), (S1, 9, "assistant")},
+        ),  # metadata value
+        (
+            "héllo",
+            {(S1, n, k) for n, k in [(1, "system"), (2, "user"), (3, "user"), (4, "assistant")]}
+            | {(S1, 5, "tool"), (S1, 9, "assistant")},
+        ),  # non-ASCII metadata
         ("goal", {(S1, 8, "agent")}),  # tag value
     ],
 )

@@ -3,7 +3,7 @@
 Syntax (also the help text): bare words, ``"phrases"``, ``prefix*``, ``a OR b``,
 ``-word`` / ``-"phrase"`` / ``-kind:tool`` (negation), and qualifiers::
 
-    kind:user|assistant|tool|system|agent   tool:NAME    agent:NAME   session:ID
+    kind:user|assistant|tool|system|agent|snapshot|session   tool:NAME    agent:NAME   session:ID
     type:N   model:NAME   tag:KEY   tag:KEY=VALUE   meta.KEY:VALUE   error:true
     stop:refused|cut_off|interrupted   has:reasoning|image|snapshot|children
     since:2d|12h|30m|2026-11-01   before:...   tokens:>50k   dur:>30s   in:session|subtree
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-KINDS = ("system", "user", "assistant", "tool", "agent")
+KINDS = ("system", "user", "assistant", "tool", "agent", "snapshot", "session")
 STOPS = {"refused": ("refusal",), "cut_off": ("max_output", "context_full"), "interrupted": ("interrupted", "paused")}
 HAS = ("reasoning", "image", "snapshot", "children")
 NAMED = ("tool", "agent", "session", "model")
@@ -70,7 +70,8 @@ class Query:
 
 def fts_string(term: Term) -> str:
     """The FTS5 expression for one term: always a quoted string, never operators."""
-    quoted = '"' + term.text.replace('"', '""') + '"'
+    # FTS5 reads a NUL as the end of the expression ("unterminated string"): drop it.
+    quoted = '"' + term.text.replace("\x00", " ").replace('"', '""') + '"'
     return quoted + "*" if term.prefix else quoted
 
 
