@@ -74,15 +74,17 @@ def _epoch(value: object) -> float | None:
 
 
 def _context(raw: object, name: str, problems: list[str]) -> tuple[str, list[str]]:
-    """Normalized JSON of a metadata/tags object, and its searchable words."""
+    """The stored JSON of a metadata/tags object (kept only when it is one), and its words."""
+    if raw == "{}":
+        return "{}", []
     try:
         value = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:
         value = None
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or not isinstance(raw, str):
         problems.append(f"{name} is not a JSON object")
         return "{}", [str(raw)[:MAX_VALUE]] if raw else []
-    return json.dumps(value, ensure_ascii=False), list(flatten(value))
+    return raw, list(flatten(value))
 
 
 def _parts(content: object, doc: Doc) -> list[str]:

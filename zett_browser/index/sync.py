@@ -149,14 +149,16 @@ class SideIndex:
             await asyncio.to_thread(write_sessions, db, sessions[start : start + 500])
         report.sessions = len(sessions)
         done = 0
-        after: tuple[str, int] | None = None
-        while True:
-            rows = await scan.raw_scan(self.storage, after, BATCH)
-            if not rows:
-                break
+        rows = await scan.raw_scan(self.storage, None, BATCH)
+        while rows:
+            # Read the next batch from the store while the worker thread writes this one.
             after = (str(rows[-1]["session_id"]), int(rows[-1]["sequence"]))
-            report.messages += await asyncio.to_thread(write_raw, db, rows, limits)
+            written, following = await asyncio.gather(
+                asyncio.to_thread(write_raw, db, rows, limits), scan.raw_scan(self.storage, after, BATCH)
+            )
+            report.messages += written
             done += len(rows)
+            rows = following
             yield Progress(done, max(total, done), started, "messages")
         snapshot_after: str | None = None
         while True:
