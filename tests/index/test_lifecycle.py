@@ -197,3 +197,22 @@ async def test_progress_is_reported_and_results_say_partial_while_building(tmp_p
     middle = steps[0]
     assert 0 < middle.done <= middle.total and middle.rate > 0 and middle.eta is not None
     assert Searcher(index.path).search_now(parse("message")).partial is False
+
+
+async def test_a_new_title_and_a_new_snapshot_are_picked_up_incrementally(tmp_path: Path) -> None:
+    from zett_browser.storage import CompactedMessage, SQLiteSessionStorage
+
+    store = copy_fixture("storage_api", tmp_path / "store")
+    index = await build(store, tmp_path / "index")
+    nine = "0193a5c0-0000-7000-8000-000000000009"
+    writer = SQLiteSessionStorage(store)
+    try:
+        await writer.update_session(S2, title="Flamingo questions")
+        await writer.snapshot(nine, CompactedMessage(content="Pelican summary"), 50, 0)
+    finally:
+        await writer.close()
+    _, report = await _sync(store, tmp_path / "index")
+    assert not report.rebuilt and report.snapshots == 1  # type: ignore[attr-defined]
+    assert where(find(index, "flamingo")) == {(S2, 0, "session")}
+    assert where(find(index, '"Long conversation"')) == set()
+    assert where(find(index, "pelican")) == {(nine, 50, "snapshot")}

@@ -186,16 +186,25 @@ class SideIndex:
         meta = await asyncio.to_thread(index_db.read_meta, db)
         since = _parse_time(meta.get("high_water"))
         active = await scan.active_sessions(self.storage, since - MARGIN if since is not None else None)
-        indexed = await asyncio.to_thread(_indexed_sequences, db, [str(row["id"]) for row in active])
+        known = await asyncio.to_thread(_indexed_sessions, db, [str(row["id"]) for row in active])
+        indexed = {session_id: last for session_id, (last, _) in known.items()}
         moved = []
         for row in active:
             session_id = str(row["id"])
             if _int(row["last_sequence"]) < indexed.get(session_id, 0):
                 report.rebuilt, report.reason = True, f"session {session_id[:40]!r} lost messages"
                 return
-            if session_id not in indexed or _int(row["last_sequence"]) > indexed[session_id]:
-                moved.append(row)
+            updated = row["updated_at"].timestamp() if isinstance(row["updated_at"], datetime) else None
+            if (
+                session_id not in known
+                or _int(row["last_sequence"]) > indexed[session_id]
+                or updated != known[session_id][1]
+            ):
+                moved.append(row)  # new rows, or a new title/agent name (update_session)
+        await self._new_snapshots(db, report)
         if not moved:
+            if report.snapshots:
+                await self._finish(db, report, since, index_db.store_fingerprint(self.storage.path))
             return
         await asyncio.to_thread(write_sessions, db, moved)
         total = sum(_int(row["last_sequence"]) - indexed.get(str(row["id"]), 0) for row in moved)
@@ -209,11 +218,29 @@ class SideIndex:
                 after = int(rows[-1]["sequence"])
                 report.messages += await asyncio.to_thread(write_raw, db, rows, None)
                 yield Progress(report.messages, max(total, report.messages), started, "messages")
-        snapshots = await scan.snapshots_of(self.storage, [str(row["id"]) for row in moved])
-        report.snapshots += await asyncio.to_thread(write_snapshots, db, snapshots)
         report.sessions = len(moved)
         latest = max((row["updated_at"] for row in active if isinstance(row["updated_at"], datetime)), default=since)
         await self._finish(db, report, latest, index_db.store_fingerprint(self.storage.path))
+
+    async def _new_snapshots(self, db: sqlite3.Connection, report: SyncReport) -> None:
+        """Index snapshots after the highest indexed id; if counts still differ, diff all ids.
+
+        A snapshot does not move its session's activity, so they are followed by id
+        (time-ordered UUID7s); the count check catches ids that arrived out of order.
+        """
+        last = await asyncio.to_thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
+        after = str(last) if last is not None else None
+        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+            after = str(rows[-1]["id"])
+            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+        stored = await scan.all_snapshot_count(self.storage)
+        indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM snapshots").fetchone()[0]))
+        if stored == indexed:
+            return
+        after = None
+        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+            after = str(rows[-1]["id"])
+            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
 
 
 def _int(value: Any) -> int:
@@ -227,12 +254,14 @@ def _parse_time(value: str | None) -> datetime | None:
         return None
 
 
-def _indexed_sequences(db: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
-    found: dict[str, int] = {}
+def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[str, tuple[int, float | None]]:
+    """Indexed last sequence and activity of the given sessions."""
+    found: dict[str, tuple[int, float | None]] = {}
     for start in range(0, len(session_ids), 500):
         chunk = session_ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        found.update(db.execute(f"SELECT id, last_seq FROM sessions WHERE id IN ({marks})", chunk).fetchall())
+        rows = db.execute(f"SELECT id, last_seq, updated FROM sessions WHERE id IN ({marks})", chunk)
+        found.update((session_id, (last, updated)) for session_id, last, updated in rows)
     return found
 
 

@@ -9,7 +9,7 @@ code converts each row itself and counts what it cannot read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -107,27 +107,6 @@ async def raw_scan(storage: SessionStorageCore, after: tuple[str, int] | None, l
 
     async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
         return [dict(row) for row in (await connection.execute(statement)).mappings()]
-
-    return await storage._read(work)
-
-
-async def snapshots_of(storage: SessionStorageCore, session_ids: Sequence[str]) -> list[Mapping[str, Any]]:
-    """Every snapshot of the given sessions (immutable rows: the caller skips known ids)."""
-    columns = [
-        snapshots_t.c.id,
-        snapshots_t.c.session_id,
-        snapshots_t.c.compacted_through_sequence,
-        snapshots_t.c.message_json,
-        read_column(snapshots_t.c.created_at),
-    ]
-
-    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
-        rows: list[Mapping[str, Any]] = []
-        for start in range(0, len(session_ids), 500):
-            chunk = list(session_ids[start : start + 500])
-            statement = select(*columns).where(snapshots_t.c.session_id.in_(chunk)).order_by(snapshots_t.c.id)
-            rows.extend(dict(row) for row in (await connection.execute(statement)).mappings())
-        return rows
 
     return await storage._read(work)
 
