@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
+from .index.sync import BATCH
 from .storage import SQLSessionStorage, StoreError
 from .text import clean, one_line
 
@@ -29,13 +30,14 @@ def _progress_line(progress: Progress) -> str:
 
 
 async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
+    """Sync with a progress line on a terminal (``show``: also every 20,000 rows elsewhere)."""
     report = SyncReport()
     shown = False
     try:
         async for progress in index.steps(rebuild=rebuild):
             if progress.report is not None:
                 report = progress.report
-            elif show and sys.stderr.isatty() or show and progress.done % 20_000 < 1000:
+            elif sys.stderr.isatty() or show and progress.done % 20_000 < BATCH:
                 print(_progress_line(progress), end="", file=sys.stderr, flush=True)
                 shown = True
     finally:

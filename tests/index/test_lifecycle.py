@@ -216,3 +216,16 @@ async def test_a_new_title_and_a_new_snapshot_are_picked_up_incrementally(tmp_pa
     assert where(find(index, "flamingo")) == {(S2, 0, "session")}
     assert where(find(index, '"Long conversation"')) == set()
     assert where(find(index, "pelican")) == {(nine, 50, "snapshot")}
+
+
+def test_a_server_store_is_named_without_its_secrets(tmp_path: Path) -> None:
+    from sqlalchemy.engine import make_url
+
+    from zett_browser.index import index_file, store_identity
+
+    url = make_url("postgresql+psycopg://reader:hunter2@db.example:5432/agents?sslpassword=s3cret&application_name=zb")
+    identity = store_identity(None, url)
+    name = index_file(identity, tmp_path).name
+    for secret in ("hunter2", "s3cret"):
+        assert secret not in identity and secret not in name
+    assert name.startswith("agents-") and "db.example:5432/agents" in identity

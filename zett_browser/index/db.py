@@ -29,6 +29,8 @@ from sqlalchemy.engine import URL
 
 SCHEMA_VERSION = "1"
 ENV_DIR = "ZETT_BROWSER_INDEX_DIR"
+#: URL query keys left out of a store's identity (it is stored in the index and hashed).
+_SECRET = re.compile(r"pass|secret|token|key|cred", re.IGNORECASE)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -63,12 +65,13 @@ def store_identity(path: Path | None, url: URL | None) -> str:
     if path is not None:
         return str(path.expanduser().resolve())
     assert url is not None
-    return url.set(password=None).render_as_string(hide_password=True)
+    query = {key: value for key, value in url.query.items() if not _SECRET.search(key)}
+    return url.set(password=None, query=query).render_as_string(hide_password=True)
 
 
 def index_file(identity: str, directory: Path) -> Path:
     """The index file for a store identity: readable prefix plus a hash of the identity."""
-    tail = identity.rstrip("/").rsplit("/", 1)[-1] or "store"
+    tail = identity.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "store"
     prefix = re.sub(r"[^A-Za-z0-9_.-]+", "-", tail)[:40].strip(".-") or "store"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return directory / f"{prefix}-{digest}.sqlite3"

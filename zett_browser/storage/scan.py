@@ -17,7 +17,12 @@ from typing import Any
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .sql import SessionStorageCore, raw_t, read_column, sessions_t, snapshots_t
+from . import schema
+from .sql import SessionStorageCore, read_column
+
+raw_t = schema.raw_messages
+sessions_t = schema.agent_sessions
+snapshots_t = schema.session_snapshots
 
 #: Raw Log columns the index reads (``content`` is left out: ``message_json`` has it all).
 SCAN_COLUMNS = [
