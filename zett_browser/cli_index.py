@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def main_index(argv: list[str]) -> int:
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
         report = asyncio.run(_sync(index, rebuild=args.rebuild, show=True))
-    except (StoreError, OSError) as error:
+    except (StoreError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
     if report.skipped:
@@ -122,7 +123,7 @@ def main_search(argv: list[str]) -> int:
         index = SideIndex(storage, args.index_dir)
         asyncio.run(_sync(index, rebuild=False, show=False))
         _print_hits(Searcher(index.path), query_text, args.limit, args.json)
-    except (StoreError, QueryError, OSError) as error:
+    except (StoreError, QueryError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
     return 0

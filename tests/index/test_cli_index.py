@@ -70,3 +70,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
     assert "Traceback" not in result.stderr
     assert not missing.parent.exists()
+
+
+def test_an_unwritable_index_directory_is_one_line(tmp_path: Path) -> None:
+    store = copy_fixture("storage_api", tmp_path / "store")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the index directory should be")
+    result = run("index", str(store), "--index-dir", str(blocker / "idx"), index_dir=tmp_path / "unused", cwd=tmp_path)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr

@@ -130,6 +130,8 @@ async def test_a_corrupt_or_foreign_index_is_rebuilt_never_a_crash(tmp_path: Pat
         db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
         db.commit()
         db.close()
+    page = Searcher(index.path).search_now(parse("square"))
+    assert page.partial == (damage in ("garbage", "empty")) and (page.hits == []) == page.partial
     _, report = await _sync(store, tmp_path / "index")
     assert report.rebuilt  # type: ignore[attr-defined]
     assert index_stats(index.path) | {"bytes": 0} == expected | {"bytes": 0}
