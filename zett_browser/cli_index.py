@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
+from .index.query import HELP
 from .index.sync import BATCH
 from .storage import SQLSessionStorage, StoreError
 from .text import clean, one_line
@@ -104,7 +105,12 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
 
 def main_search(argv: list[str]) -> int:
     """Search a store's side index (updating it first) and print the hits."""
-    parser = argparse.ArgumentParser(prog="zett-browser search", description=main_search.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="zett-browser search",
+        description=main_search.__doc__,
+        epilog=f"Query syntax: {HELP}\nOptions come first; a query starting with '-' goes after '--'.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("args", nargs="+", metavar="[STORE] QUERY", help=STORE_HELP + "; then the query")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")

@@ -29,6 +29,12 @@ _SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 _COMPARE = re.compile(r"^(>=|<=|>|<|=)?(\d+(?:\.\d+)?)([A-Za-z]*)$")
 MAX_TERMS = 32
+#: The syntax in a few lines, for help screens.
+HELP = """words, "a phrase", prefix*, a OR b, -word (negation), and qualifiers:
+  kind:user|assistant|tool|system|agent|snapshot|session  tool:NAME  agent:NAME  session:ID  type:N
+  model:NAME (NAME* for a prefix)  tag:KEY  tag:KEY=VALUE  meta.KEY:VALUE  error:true
+  stop:refused|cut_off|interrupted  has:reasoning|image|snapshot|children
+  since:2d|12h|2026-11-01  before:...  tokens:>50k  dur:>30s  in:session|subtree  (-qualifier negates)"""
 MAX_LENGTH = 2000
 
 
