@@ -243,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
+    if arguments[:1] in (["index"], ["search"]):
+        from .cli_index import main_index, main_search
+
+        return (main_index if arguments[0] == "index" else main_search)(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(arguments)
     if args.seq is not None and args.session is None:

@@ -1,0 +1,135 @@
+"""Provides ``zett-browser index`` and ``zett-browser search``.
+
+``index [STORE] [--rebuild] [--index-dir DIR]`` builds or updates the store's side
+index, with a progress line on stderr, and prints what it holds. ``search [STORE] QUERY
+[--json] [--limit N]`` syncs the index, then prints hits: one line each, or JSON lines
+(session_id, sequence, kind, time, snippet, spans) with ``--json``. Errors are one line
+on stderr and exit status 2, like the rest of the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
+from .index.query import HELP
+from .index.sync import BATCH
+from .storage import SQLSessionStorage, StoreError
+from .text import clean, one_line
+
+STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
+DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"
+
+
+def _progress_line(progress: Progress) -> str:
+    eta = f", {progress.eta:.0f} s left" if progress.eta is not None else ""
+    return f"\rindexing {progress.done:,}/{progress.total:,} rows ({progress.rate:,.0f}/s{eta})   "
+
+
+async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
+    """Sync with a progress line on a terminal (``show``: also every 20,000 rows elsewhere)."""
+    report = SyncReport()
+    shown = False
+    try:
+        async for progress in index.steps(rebuild=rebuild):
+            if progress.report is not None:
+                report = progress.report
+            elif sys.stderr.isatty() or show and progress.done % 20_000 < BATCH:
+                print(_progress_line(progress), end="", file=sys.stderr, flush=True)
+                shown = True
+    finally:
+        await index.storage.close()
+    if shown:
+        print(file=sys.stderr)
+    return report
+
+
+def _size(path: Path | None) -> str:
+    if path is None or not path.exists():
+        return "server"
+    return f"{path.stat().st_size / 1e6:,.1f} MB"
+
+
+def main_index(argv: list[str]) -> int:
+    """Build or update the side index of a store and print what it holds."""
+    parser = argparse.ArgumentParser(prog="zett-browser index", description=main_index.__doc__)
+    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+    parser.add_argument("--rebuild", action="store_true", help="throw the index away and build it again")
+    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    args = parser.parse_args(argv)
+    try:
+        storage = SQLSessionStorage.open_for_browsing(args.store)
+        index = SideIndex(storage, args.index_dir)
+        report = asyncio.run(_sync(index, rebuild=args.rebuild, show=True))
+    except (StoreError, OSError, sqlite3.Error) as error:
+        print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
+        return 2
+    if report.skipped:
+        print("zett-browser: another process is updating this index; try again", file=sys.stderr)
+        return 2
+    stats = index_stats(index.path)
+    how = f"rebuilt ({report.reason})" if report.rebuilt else "updated"
+    print(f"index {clean(index.path)} {how} in {report.seconds:.1f} s: +{report.messages:,} messages")
+    print(
+        f"holds {stats['sessions']:,} sessions, {stats['messages']:,} messages, {stats['snapshots']:,} snapshots; "
+        f"{stats['problems']:,} unreadable values; {stats['bytes'] / 1e6:,.1f} MB "
+        f"(store: {_size(storage.path)})"
+    )
+    return 0
+
+
+def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) -> None:
+    page = searcher.search_now(parse(query_text), limit=limit)
+    for hit in page.hits:
+        if as_json:
+            record = {
+                "session_id": hit.session_id,
+                "sequence": hit.sequence,
+                "kind": hit.kind,
+                "time": hit.time.isoformat() if hit.time else None,
+                "snippet": hit.snippet,
+                "spans": [list(span) for span in hit.spans],
+            }
+            print(json.dumps(record, ensure_ascii=False))
+        else:
+            when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
+            print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")
+    if page.partial:
+        print("zett-browser: the index is not complete; some hits may be missing", file=sys.stderr)
+
+
+def main_search(argv: list[str]) -> int:
+    """Search a store's side index (updating it first) and print the hits."""
+    parser = argparse.ArgumentParser(
+        prog="zett-browser search",
+        description=main_search.__doc__,
+        epilog=f"Query syntax: {HELP}\nOptions come first; a query starting with '-' goes after '--'.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("args", nargs="+", metavar="[STORE] QUERY", help=STORE_HELP + "; then the query")
+    parser.add_argument("--json", action="store_true", help="print JSON lines")
+    parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")
+    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    args = parser.parse_args(argv)
+    if len(args.args) > 2:
+        print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)
+        return 2
+    store, query_text = (args.args[0], args.args[1]) if len(args.args) == 2 else (None, args.args[0])
+    if args.limit < 1:
+        print("zett-browser: --limit must be a positive number", file=sys.stderr)
+        return 2
+    try:
+        parse(query_text)
+        storage = SQLSessionStorage.open_for_browsing(store)
+        index = SideIndex(storage, args.index_dir)
+        asyncio.run(_sync(index, rebuild=False, show=False))
+        _print_hits(Searcher(index.path), query_text, args.limit, args.json)
+    except (StoreError, QueryError, OSError, sqlite3.Error) as error:
+        print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,205 @@
+"""Provides what the index keeps of one Raw Log row, snapshot or session.
+
+A row becomes a :class:`Doc`: the searchable ``body`` (message text, reasoning, tool
+names, call arguments, tool results, errors, stop messages, metadata and tags) and the
+facts the qualifiers filter on. Rows are decoded with the lenient codec; a row that
+cannot be decoded is indexed by its raw text and its ``problem`` says why. Nothing here
+raises on stored values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..model.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
+    SystemMessage,
+    TextContent,
+    ToolMessage,
+    UnreadableMessage,
+    UserMessage,
+)
+from ..storage import decode_message_leniently
+
+KIND_NAMES = {1: "system", 2: "user", 3: "assistant", 4: "tool", 5: "snapshot", 6: "agent"}
+#: Longest text kept of one scalar value inside arguments or metadata (huge blobs add nothing).
+MAX_VALUE = 20_000
+
+
+@dataclass
+class Doc:
+    """One searchable unit of the index, with the facts its qualifiers read."""
+
+    session_id: str
+    sequence: int
+    kind: str
+    body: str
+    time: float | None = None
+    model: str | None = None
+    tools: str = ""
+    tokens: int | None = None
+    duration_s: float | None = None
+    error: bool = False
+    stop: str | None = None
+    reasoning: bool = False
+    image: bool = False
+    meta: str = "{}"
+    tags: str = "{}"
+    problem: str | None = None
+
+
+def flatten(value: Any) -> Iterator[str]:
+    """Every key and scalar of a JSON-like value, as text."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from flatten(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from flatten(item)
+    elif isinstance(value, bytes):
+        return
+    elif value is not None:
+        yield str(value)[:MAX_VALUE]
+
+
+def _epoch(value: object) -> float | None:
+    return value.timestamp() if isinstance(value, datetime) else None
+
+
+def _context(raw: object, name: str, problems: list[str]) -> tuple[str, list[str]]:
+    """The stored JSON of a metadata/tags object (kept only when it is one), and its words."""
+    if raw == "{}":
+        return "{}", []
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict) or not isinstance(raw, str):
+        problems.append(f"{name} is not a JSON object")
+        return "{}", [str(raw)[:MAX_VALUE]] if raw else []
+    return raw, list(flatten(value))
+
+
+def _parts(content: object, doc: Doc) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    for part in content if isinstance(content, (list, tuple)) else ():
+        if isinstance(part, TextContent):
+            texts.append(part.text)
+        elif isinstance(part, ImageContent):
+            doc.image = True
+            if part.alt_text:
+                texts.append(part.alt_text)
+    return texts
+
+
+def _assistant(message: AssistantMessage, doc: Doc) -> list[str]:
+    texts = [message.content]
+    if message.reasoning:
+        doc.reasoning = True
+        texts.append(message.reasoning)
+    names = []
+    for call in message.tool_calls:
+        names.append(call.name)
+        texts.append(call.name)
+        texts.extend(flatten(call.arguments))
+        if call.error:
+            doc.error = True
+            texts.append(call.error)
+    doc.tools = " ".join(names)
+    doc.model = message.model
+    if message.stop is not None:
+        doc.stop = message.stop.reason.value
+        texts.append(message.stop.describe())
+    return texts
+
+
+def _message_texts(message: object, doc: Doc) -> list[str]:
+    if isinstance(message, AssistantMessage):
+        return _assistant(message, doc)
+    if isinstance(message, ToolMessage):
+        doc.tools = message.name
+        doc.error = not message.success
+        return [message.name, *_parts(message.content, doc)]
+    if isinstance(message, UserMessage):
+        return _parts(message.content, doc)
+    if isinstance(message, (SystemMessage, AgentMessage)):
+        return [message.content]
+    if isinstance(message, UnreadableMessage):
+        doc.problem = message.error
+        return [message.raw_json[: MAX_VALUE * 5]]
+    return []
+
+
+def doc_from_row(row: Mapping[str, Any]) -> Doc:
+    """The document of one Raw Log row (see :data:`storage.scan.SCAN_COLUMNS`)."""
+    role = row.get("role")
+    doc = Doc(
+        session_id=str(row["session_id"]),
+        sequence=int(row["sequence"]),
+        kind=KIND_NAMES.get(role, "unknown") if isinstance(role, int) else "unknown",
+        body="",
+        time=_epoch(row.get("started_at")),
+    )
+    problems: list[str] = []
+    if doc.time is None:
+        problems.append("started_at is not a timestamp")
+    texts = _message_texts(decode_message_leniently(row.get("message_json")), doc)
+    doc.meta, meta_words = _context(row.get("metadata_json"), "metadata_json", problems)
+    doc.tags, tag_words = _context(row.get("tags_json"), "tags_json", problems)
+    duration = row.get("duration_ns")
+    doc.duration_s = duration / 1e9 if isinstance(duration, int) and duration >= 0 else None
+    counts = [row.get("input_tokens"), row.get("output_tokens")]
+    if any(isinstance(count, int) for count in counts):
+        doc.tokens = sum(count for count in counts if isinstance(count, int))
+    doc.body = "\n".join(text for text in [*texts, *meta_words, *tag_words] if text)
+    if problems:
+        doc.problem = "; ".join(filter(None, [doc.problem, *problems]))
+    return doc
+
+
+def doc_from_snapshot(row: Mapping[str, Any]) -> Doc:
+    """The document of a snapshot: its summary text, at the sequence it compacts through."""
+    boundary = row.get("compacted_through_sequence")
+    doc = Doc(
+        session_id=str(row["session_id"]),
+        sequence=boundary if isinstance(boundary, int) else 0,
+        kind="snapshot",
+        body="",
+        time=_epoch(row.get("created_at")),
+    )
+    payload = row.get("message_json")
+    texts: list[str] = []
+    try:
+        items = json.loads(payload) if isinstance(payload, str) else None
+    except ValueError:
+        items = None
+    if not isinstance(items, list):
+        doc.problem = "snapshot message_json is not a JSON list"
+        texts.append(str(payload)[: MAX_VALUE * 5])
+    else:
+        for item in items:
+            message = decode_message_leniently(json.dumps([item]))
+            texts.extend(_message_texts(message, doc))
+    doc.body = "\n".join(text for text in texts if text)
+    return doc
+
+
+def doc_from_session(row: Mapping[str, Any]) -> Doc:
+    """The document of a session itself: its title and agent name."""
+    texts = [value for value in (row.get("title"), row.get("agent_name")) if isinstance(value, str)]
+    return Doc(
+        session_id=str(row["id"]),
+        sequence=0,
+        kind="session",
+        body="\n".join(texts),
+        time=_epoch(row.get("created_at")),
+    )

@@ -1,0 +1,285 @@
+"""Provides the sync of a store into its side index, as an async stream of progress.
+
+A sync reads only what is new. The Raw Log is append-only with per-session sequences
+and every append moves its session's ``updated_at``; so an incremental sync lists the
+sessions active since the recorded high-water mark (minus a margin, for writers whose
+commits land out of stamp order), and reads each one's rows after its indexed
+sequence by keyset. Snapshots are immutable and indexed once by id. A first build walks
+the whole Raw Log once by the ``(session_id, sequence)`` index.
+
+The index is rebuilt from scratch when it cannot be trusted: asked to, never finished,
+another store file at the same path (device/inode), fewer sessions than indexed, or a
+session whose last sequence shrank. All index work (decoding and writing) runs in a
+worker thread in batches, so the event loop stays free while a build runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..storage import SQLSessionStorage, scan
+from . import db as index_db
+from .writer import set_meta, write_raw, write_sessions, write_snapshots
+
+#: Rows read from the store and written to the index per batch.
+BATCH = 1000
+#: Sessions active this long before the high-water mark are looked at again.
+MARGIN = timedelta(seconds=60)
+
+
+@dataclass
+class SyncReport:
+    """What one sync did."""
+
+    rebuilt: bool = False
+    reason: str | None = None
+    messages: int = 0
+    snapshots: int = 0
+    sessions: int = 0
+    problems: int = 0
+    skipped: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class Progress:
+    """How far a sync is: ``done`` of ``total`` rows; ``report`` is set on the last one."""
+
+    done: int
+    total: int
+    started: float
+    phase: str
+    report: SyncReport | None = None
+    now: float = field(default_factory=time.monotonic)
+
+    @property
+    def rate(self) -> float:
+        """Rows per second so far."""
+        return self.done / max(self.now - self.started, 1e-6)
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate, or None before anything was done."""
+        return (self.total - self.done) / self.rate if self.done else None
+
+
+class SideIndex:
+    """The side index of one store: ``sync`` keeps it up to date, :mod:`.search` reads it.
+
+    Args:
+        storage: The store, opened read-only (any backend).
+        directory: Where index files live (default :func:`index_db.default_dir`).
+    """
+
+    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+        self.storage = storage
+        self.identity = index_db.store_identity(storage.path, storage.target.url)
+        self.path = index_db.index_file(self.identity, directory or index_db.default_dir())
+
+    async def sync(self, *, rebuild: bool = False) -> SyncReport:
+        """Bring the index up to date and return what was done."""
+        report = SyncReport()
+        async for progress in self.steps(rebuild=rebuild):
+            if progress.report is not None:
+                report = progress.report
+        return report
+
+    async def steps(self, *, rebuild: bool = False) -> AsyncIterator[Progress]:
+        """Sync, yielding progress after each batch; the last item carries the report."""
+        started = time.monotonic()
+        lock = index_db.SyncLock(self.path)
+        await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
+        if not await asyncio.to_thread(lock.acquire):
+            yield Progress(0, 0, started, "skipped", SyncReport(skipped=True, reason="another process is syncing"))
+            return
+        try:
+            db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity)
+            try:
+                report = SyncReport()
+                reason = "rebuild asked for" if rebuild else await self._distrust(db)
+                if reason is None:
+                    async for progress in self._incremental(db, report, started):
+                        yield progress
+                    reason = report.reason if report.rebuilt else None
+                if reason is not None:
+                    db.close()
+                    await asyncio.to_thread(index_db.remove, self.path)
+                    db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity)
+                    report = SyncReport(rebuilt=True, reason=reason)
+                    async for progress in self._full(db, report, started):
+                        yield progress
+                report.seconds = time.monotonic() - started
+                yield Progress(report.messages, report.messages, started, "done", report)
+            finally:
+                db.close()
+        finally:
+            lock.release()
+
+    async def _distrust(self, db: sqlite3.Connection) -> str | None:
+        """Why the index cannot be updated incrementally, or None."""
+        meta = await asyncio.to_thread(index_db.read_meta, db)
+        if meta.get("state") != "complete":
+            return "first build" if not meta else "an earlier build did not finish"
+        if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
+            return "the store file was replaced"
+        census = await scan.census(self.storage)
+        indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM sessions").fetchone()[0]))
+        if census.sessions < indexed:
+            return "sessions vanished from the store"
+        return None
+
+    async def _full(self, db: sqlite3.Connection, report: SyncReport, started: float) -> AsyncIterator[Progress]:
+        fingerprint = index_db.store_fingerprint(self.storage.path)
+        await asyncio.to_thread(
+            set_meta,
+            db,
+            {"schema": index_db.SCHEMA_VERSION, "identity": self.identity, "state": "building", "problems": "0"},
+        )
+        sessions = await scan.active_sessions(self.storage, None)
+        limits = {str(row["id"]): _int(row["last_sequence"]) for row in sessions}
+        total = sum(limits.values()) + await scan.all_snapshot_count(self.storage)
+        for start in range(0, len(sessions), 500):
+            await asyncio.to_thread(write_sessions, db, sessions[start : start + 500])
+        report.sessions = len(sessions)
+        done = 0
+        rows = await scan.raw_scan(self.storage, None, BATCH)
+        while rows:
+            # Read the next batch from the store while the worker thread writes this one.
+            after = (str(rows[-1]["session_id"]), int(rows[-1]["sequence"]))
+            written, following = await asyncio.gather(
+                asyncio.to_thread(write_raw, db, rows, limits), scan.raw_scan(self.storage, after, BATCH)
+            )
+            report.messages += written
+            done += len(rows)
+            rows = following
+            yield Progress(done, max(total, done), started, "messages")
+        snapshot_after: str | None = None
+        while True:
+            snapshots = await scan.snapshot_scan(self.storage, snapshot_after, BATCH)
+            if not snapshots:
+                break
+            snapshot_after = str(snapshots[-1]["id"])
+            report.snapshots += await asyncio.to_thread(write_snapshots, db, snapshots)
+            done += len(snapshots)
+            yield Progress(done, max(total, done), started, "snapshots")
+        latest = max((row["updated_at"] for row in sessions if isinstance(row["updated_at"], datetime)), default=None)
+        await self._finish(db, report, latest, fingerprint)
+
+    async def _finish(
+        self, db: sqlite3.Connection, report: SyncReport, latest: datetime | None, fingerprint: str
+    ) -> None:
+        values = {"state": "complete", "fingerprint": fingerprint}
+        if latest is not None:
+            values["high_water"] = latest.isoformat()
+        await asyncio.to_thread(set_meta, db, values)
+        meta = await asyncio.to_thread(index_db.read_meta, db)
+        report.problems = int(meta.get("problems", "0") or 0)
+
+    async def _incremental(self, db: sqlite3.Connection, report: SyncReport, started: float) -> AsyncIterator[Progress]:
+        meta = await asyncio.to_thread(index_db.read_meta, db)
+        since = _parse_time(meta.get("high_water"))
+        active = await scan.active_sessions(self.storage, since - MARGIN if since is not None else None)
+        known = await asyncio.to_thread(_indexed_sessions, db, [str(row["id"]) for row in active])
+        indexed = {session_id: last for session_id, (last, _) in known.items()}
+        moved = []
+        for row in active:
+            session_id = str(row["id"])
+            if _int(row["last_sequence"]) < indexed.get(session_id, 0):
+                report.rebuilt, report.reason = True, f"session {session_id[:40]!r} lost messages"
+                return
+            updated = row["updated_at"].timestamp() if isinstance(row["updated_at"], datetime) else None
+            if (
+                session_id not in known
+                or _int(row["last_sequence"]) > indexed[session_id]
+                or updated != known[session_id][1]
+            ):
+                moved.append(row)  # new rows, or a new title/agent name (update_session)
+        await self._new_snapshots(db, report)
+        if not moved:
+            if report.snapshots:
+                await self._finish(db, report, since, index_db.store_fingerprint(self.storage.path))
+            return
+        await asyncio.to_thread(write_sessions, db, moved)
+        total = sum(_int(row["last_sequence"]) - indexed.get(str(row["id"]), 0) for row in moved)
+        for row in moved:
+            session_id = str(row["id"])
+            after = indexed.get(session_id, 0)
+            while True:
+                rows = await scan.raw_after(self.storage, session_id, after, BATCH)
+                if not rows:
+                    break
+                after = int(rows[-1]["sequence"])
+                report.messages += await asyncio.to_thread(write_raw, db, rows, None)
+                yield Progress(report.messages, max(total, report.messages), started, "messages")
+        report.sessions = len(moved)
+        latest = max((row["updated_at"] for row in active if isinstance(row["updated_at"], datetime)), default=since)
+        await self._finish(db, report, latest, index_db.store_fingerprint(self.storage.path))
+
+    async def _new_snapshots(self, db: sqlite3.Connection, report: SyncReport) -> None:
+        """Index snapshots after the highest indexed id; if counts still differ, diff all ids.
+
+        A snapshot does not move its session's activity, so they are followed by id
+        (time-ordered UUID7s); the count check catches ids that arrived out of order.
+        """
+        last = await asyncio.to_thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
+        after = str(last) if last is not None else None
+        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+            after = str(rows[-1]["id"])
+            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+        stored = await scan.all_snapshot_count(self.storage)
+        indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM snapshots").fetchone()[0]))
+        if stored == indexed:
+            return
+        after = None
+        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+            after = str(rows[-1]["id"])
+            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value).astimezone(UTC) if value else None
+    except ValueError:
+        return None
+
+
+def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[str, tuple[int, float | None]]:
+    """Indexed last sequence and activity of the given sessions."""
+    found: dict[str, tuple[int, float | None]] = {}
+    for start in range(0, len(session_ids), 500):
+        chunk = session_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT id, last_seq, updated FROM sessions WHERE id IN ({marks})", chunk)
+        found.update((session_id, (last, updated)) for session_id, last, updated in rows)
+    return found
+
+
+def index_stats(path: Path) -> Mapping[str, int]:
+    """What an index file holds: sessions, messages, snapshots, problems, size in bytes."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        counts = dict(db.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
+        problems = db.execute("SELECT value FROM meta WHERE key = 'problems'").fetchone()
+        sessions = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    finally:
+        db.close()
+    size = sum(Path(f"{path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{path}{suffix}").exists())
+    messages = sum(count for kind, count in counts.items() if kind not in ("snapshot", "session"))
+    return {
+        "sessions": int(sessions),
+        "messages": int(messages),
+        "snapshots": int(counts.get("snapshot", 0)),
+        "problems": int(problems[0]) if problems else 0,
+        "bytes": size,
+    }

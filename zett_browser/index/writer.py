@@ -1,0 +1,168 @@
+"""Provides the index writes: short ``BEGIN IMMEDIATE`` transactions, run in a worker thread.
+
+Each call converts one batch of store rows into documents and writes them in one
+transaction, so a background build never holds the event loop or the index lock for
+long, and a reader (WAL) always sees a consistent index. Rows at or below a session's
+indexed ``last_seq`` are skipped inside the transaction, so a batch written twice
+(another process, a retried sync) never duplicates a message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
+
+_DOC_SQL = (
+    "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
+    " reasoning, image, meta, tags, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_SESSION_SQL = (
+    "INSERT INTO sessions (id, parent_id, session_type, title, agent, created, updated) VALUES (?,?,?,?,?,?,?)"
+    " ON CONFLICT(id) DO UPDATE SET parent_id=excluded.parent_id, session_type=excluded.session_type,"
+    " title=excluded.title, agent=excluded.agent, created=excluded.created, updated=excluded.updated"
+)
+
+
+def _epoch(value: object) -> float | None:
+    return value.timestamp() if isinstance(value, datetime) else None
+
+
+def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
+    """Insert documents with consecutive ids (one ``executemany`` per table)."""
+    start = int(db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]) + 1
+    ids = list(range(start, start + len(docs)))
+    db.executemany(
+        _DOC_SQL,
+        [
+            (
+                number,
+                doc.session_id,
+                doc.sequence,
+                doc.kind,
+                doc.time,
+                doc.model,
+                f" {doc.tools} " if doc.tools else None,
+                doc.tokens,
+                doc.duration_s,
+                int(doc.error),
+                doc.stop,
+                int(doc.reasoning),
+                int(doc.image),
+                doc.meta,
+                doc.tags,
+                doc.problem,
+            )
+            for number, doc in zip(ids, docs, strict=True)
+        ],
+    )
+    db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(n, d.body) for n, d in zip(ids, docs, strict=True)])
+    return ids
+
+
+def _bump_problems(db: sqlite3.Connection, count: int) -> None:
+    if count:
+        db.execute(
+            "INSERT INTO meta(key, value) VALUES ('problems', ?) ON CONFLICT(key)"
+            " DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+            (str(count),),
+        )
+
+
+def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Upsert sessions and replace each one's title/agent document."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for row in rows:
+            values = (
+                str(row["id"]),
+                row.get("parent_session_id"),
+                row.get("session_type") if isinstance(row.get("session_type"), int) else 0,
+                row.get("title") if isinstance(row.get("title"), str) else None,
+                row.get("agent_name") if isinstance(row.get("agent_name"), str) else None,
+                _epoch(row.get("created_at")),
+                _epoch(row.get("updated_at")),
+            )
+            db.execute(_SESSION_SQL, values)
+            old = db.execute("SELECT session_doc FROM sessions WHERE id = ?", (values[0],)).fetchone()
+            if old is not None and old[0] is not None:
+                db.execute("DELETE FROM docs WHERE id = ?", (old[0],))
+                db.execute("DELETE FROM fts WHERE rowid = ?", (old[0],))
+            (number,) = _insert(db, [doc_from_session(row)])
+            db.execute("UPDATE sessions SET session_doc = ? WHERE id = ?", (number, values[0]))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def write_raw(db: sqlite3.Connection, rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None) -> int:
+    """Index Raw Log rows not yet indexed; return how many were written.
+
+    ``limits`` (full build) caps each session at the last sequence listed before the
+    scan and skips sessions that were not listed; the next sync picks those up.
+    """
+    docs: list[Doc] = []
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        known = _last_sequences(db, {str(row["session_id"]) for row in rows})
+        for row in rows:
+            session_id = str(row["session_id"])
+            sequence = row["sequence"]
+            if session_id not in known or not isinstance(sequence, int) or sequence <= known[session_id]:
+                continue
+            if limits is not None and sequence > limits.get(session_id, 0):
+                continue
+            docs.append(doc_from_row(row))
+        _insert(db, docs)
+        last: dict[str, int] = {}
+        for doc in docs:
+            last[doc.session_id] = max(last.get(doc.session_id, 0), doc.sequence)
+        db.executemany("UPDATE sessions SET last_seq = ? WHERE id = ?", [(seq, sid) for sid, seq in last.items()])
+        _bump_problems(db, sum(1 for doc in docs if doc.problem))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return len(docs)
+
+
+def _last_sequences(db: sqlite3.Connection, session_ids: set[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    ids = list(session_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(db.execute(f"SELECT id, last_seq FROM sessions WHERE id IN ({marks})", chunk).fetchall())
+    return found
+
+
+def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> int:
+    """Index snapshots whose id is not indexed yet; return how many were written."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        fresh = [
+            row for row in rows if db.execute("SELECT 1 FROM snapshots WHERE id = ?", (row["id"],)).fetchone() is None
+        ]
+        docs = [doc_from_snapshot(row) for row in fresh]
+        _insert(db, docs)
+        db.executemany(
+            "INSERT INTO snapshots(id, session_id) VALUES (?, ?)",
+            [(row["id"], str(row["session_id"])) for row in fresh],
+        )
+        _bump_problems(db, sum(1 for doc in docs if doc.problem))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return len(docs)
+
+
+def set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
+    """Set meta values in their own short transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
+    db.execute("COMMIT")

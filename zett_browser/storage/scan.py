@@ -1,0 +1,147 @@
+"""Provides the incremental read queries the side index is built from.
+
+Every query is keyset-paged on an index zett-agent creates: sessions by activity
+(``ix_agent_sessions_activity``), Raw Log rows by ``(session_id, sequence)``
+(``ux_raw_session_sequence``), snapshots by session. They only read; they return plain
+mappings (values as stored, timestamps through the lenient reader) because the index
+code converts each row itself and counts what it cannot read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, tuple_
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from . import schema
+from .sql import SessionStorageCore, read_column
+
+raw_t = schema.raw_messages
+sessions_t = schema.agent_sessions
+snapshots_t = schema.session_snapshots
+
+#: Raw Log columns the index reads (``content`` is left out: ``message_json`` has it all).
+SCAN_COLUMNS = [
+    raw_t.c.session_id,
+    raw_t.c.sequence,
+    raw_t.c.role,
+    raw_t.c.tool_name,
+    raw_t.c.message_json,
+    raw_t.c.metadata_json,
+    raw_t.c.tags_json,
+    read_column(raw_t.c.started_at),
+    raw_t.c.duration_ns,
+    raw_t.c.input_tokens,
+    raw_t.c.output_tokens,
+]
+
+
+@dataclass(frozen=True)
+class Census:
+    """How many sessions the store holds and its latest activity (cheap, indexed)."""
+
+    sessions: int
+    latest: datetime | None
+
+
+async def census(storage: SessionStorageCore) -> Census:
+    """Count sessions and read the latest ``updated_at`` (two index lookups)."""
+
+    async def work(connection: AsyncConnection) -> Census:
+        count = (await connection.execute(select(func.count()).select_from(sessions_t))).scalar_one()
+        latest = (
+            await connection.execute(
+                select(read_column(sessions_t.c.updated_at)).order_by(sessions_t.c.updated_at.desc()).limit(1)
+            )
+        ).scalar()
+        return Census(int(count), latest if isinstance(latest, datetime) else None)
+
+    return await storage._read(work, consistent=True)
+
+
+async def active_sessions(storage: SessionStorageCore, since: datetime | None) -> list[Mapping[str, Any]]:
+    """Sessions whose activity is at or after ``since`` (all when None), with their last sequence."""
+    last_sequence = (
+        select(func.coalesce(func.max(raw_t.c.sequence), 0))
+        .where(raw_t.c.session_id == sessions_t.c.id)
+        .correlate(sessions_t)
+        .scalar_subquery()
+    )
+    statement = select(*storage._session_columns(), last_sequence.label("last_sequence")).order_by(
+        sessions_t.c.updated_at, sessions_t.c.id
+    )
+    if since is not None:
+        statement = statement.where(sessions_t.c.updated_at >= since.replace(tzinfo=None))
+
+    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
+        return [dict(row) for row in (await connection.execute(statement)).mappings()]
+
+    return await storage._read(work)
+
+
+async def raw_after(
+    storage: SessionStorageCore, session_id: str, after_sequence: int, limit: int
+) -> list[Mapping[str, Any]]:
+    """Up to ``limit`` Raw Log rows of one session after ``after_sequence``, in order."""
+    statement = (
+        select(*SCAN_COLUMNS)
+        .where(raw_t.c.session_id == session_id, raw_t.c.sequence > after_sequence)
+        .order_by(raw_t.c.sequence)
+        .limit(limit)
+    )
+
+    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
+        return [dict(row) for row in (await connection.execute(statement)).mappings()]
+
+    return await storage._read(work)
+
+
+async def raw_scan(storage: SessionStorageCore, after: tuple[str, int] | None, limit: int) -> list[Mapping[str, Any]]:
+    """Up to ``limit`` Raw Log rows of the whole store after ``(session_id, sequence)``.
+
+    Ordered by the unique ``(session_id, sequence)`` index, so a full build is one
+    keyset walk over the store, whatever its number of sessions.
+    """
+    statement = select(*SCAN_COLUMNS).order_by(raw_t.c.session_id, raw_t.c.sequence).limit(limit)
+    if after is not None:
+        statement = statement.where(tuple_(raw_t.c.session_id, raw_t.c.sequence) > tuple_(*after))
+
+    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
+        return [dict(row) for row in (await connection.execute(statement)).mappings()]
+
+    return await storage._read(work)
+
+
+async def all_snapshot_count(storage: SessionStorageCore) -> int:
+    """How many snapshots the store holds (for a full build's progress total)."""
+
+    async def work(connection: AsyncConnection) -> int:
+        return int((await connection.execute(select(func.count()).select_from(snapshots_t))).scalar_one())
+
+    return await storage._read(work)
+
+
+async def snapshot_scan(storage: SessionStorageCore, after: str | None, limit: int) -> list[Mapping[str, Any]]:
+    """Up to ``limit`` snapshots of the whole store after id ``after``, by id."""
+    statement = (
+        select(
+            snapshots_t.c.id,
+            snapshots_t.c.session_id,
+            snapshots_t.c.compacted_through_sequence,
+            snapshots_t.c.message_json,
+            read_column(snapshots_t.c.created_at),
+        )
+        .order_by(snapshots_t.c.id)
+        .limit(limit)
+    )
+    if after is not None:
+        statement = statement.where(snapshots_t.c.id > after)
+
+    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
+        return [dict(row) for row in (await connection.execute(statement)).mappings()]
+
+    return await storage._read(work)
