@@ -240,6 +240,7 @@ class MainScreen(WatchingScreen):
         call = read_window(self.store, state.node.session_id, request, size)
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
+            self._unreadable_page(state.node.session_id, records.error)
             return
         preface = []
         if state.model_view:
@@ -262,6 +263,15 @@ class MainScreen(WatchingScreen):
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
+
+    def _unreadable_page(self, session_id: str, error: BaseException) -> None:
+        """A page of the open session could not be read: never leave another session's rows
+        on screen under this session's breadcrumb (a failed page turn keeps its own page)."""
+        view = self.query_one(RawLogView)
+        if view.records and all(record.session_id == session_id for record in view.records):
+            return
+        view.show_page([], empty_text=f"This session's Raw Log could not be read: {clean(error)}")
+        self._show_status([])
 
     def _show_status(self, records: list[RawMessageRecord]) -> None:
         state = self.open
