@@ -159,7 +159,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`y`",
         "anywhere",
-        "copy the open session's full id (shown at the right end of the breadcrumb) to the clipboard",
+        "copy the open session's full id (shown in the header) to the clipboard (OSC 52)",
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
     ),
     Row("`tab`", "anywhere", "move focus between panes"),
