@@ -21,18 +21,22 @@ HERE = Path(__file__).parent
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 REFACTOR, RESEARCH, MIGRATION, DASHBOARD = (f"0196d3e0-0000-7000-8000-{n:012d}" for n in (1, 2, 5, 4))
 
-SHOTS: list[tuple[str, dict[str, object], tuple[str, ...]]] = [
-    ("main", {"session": REFACTOR}, ()),
-    ("delegated-child", {"session": RESEARCH}, ()),
-    ("compaction", {"session": MIGRATION, "page_size": 14}, ()),
-    ("model-view", {"session": MIGRATION}, ("m",)),
-    ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r")),
+WIDE, NARROW = (150, 42), (80, 24)
+SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
+    ("main", {"session": REFACTOR}, (), WIDE),
+    ("delegated-child", {"session": RESEARCH}, (), WIDE),
+    ("compaction", {"session": MIGRATION, "page_size": 14}, (), WIDE),
+    ("model-view", {"session": MIGRATION}, ("m",), WIDE),
+    ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r"), WIDE),
+    ("narrow", {"session": RESEARCH}, (), NARROW),
 ]
 
 
-async def shoot(store: Path, name: str, options: dict[str, object], keys: tuple[str, ...]) -> Path:
-    app = make_app(str(store), clock=lambda: NOW, **options)  # type: ignore[arg-type]
-    async with app.run_test(size=(150, 42)) as pilot:
+async def shoot(
+    store: Path, name: str, options: dict[str, object], keys: tuple[str, ...], size: tuple[int, int]
+) -> Path:
+    app = make_app(str(store), clock=lambda: NOW, poll_interval=0, **options)  # type: ignore[arg-type]
+    async with app.run_test(size=size) as pilot:
         for _ in range(3):
             await pilot.pause()
             await app.workers.wait_for_complete()
@@ -56,8 +60,8 @@ async def shoot(store: Path, name: str, options: dict[str, object], keys: tuple[
 async def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         store = await build_demo_store(Path(directory) / "demo.sqlite3", now=NOW)
-        for name, options, keys in SHOTS:
-            svg = await shoot(store, name, options, keys)
+        for name, options, keys, size in SHOTS:
+            svg = await shoot(store, name, options, keys, size)
             if shutil.which("rsvg-convert"):
                 subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
             print("wrote", svg)

@@ -156,6 +156,15 @@ async def test_a_session_beyond_the_loaded_page_is_still_revealed(
         assert sorted(ids) == [f"s{index}" for index in range(7)]
 
 
+async def test_the_breadcrumb_names_an_untitled_child_by_what_the_parent_asked(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("agent_run", tmp_path)), session=AGENT_CHILD, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        crumb = str(app.screen.query_one("#breadcrumb").render())
+        assert "researcher: Verify the word count" in crumb, crumb
+        assert AGENT_CHILD[:8] not in crumb
+
+
 async def test_a_live_refresh_keeps_the_childs_label(tmp_path: Path) -> None:
     import sqlite3
 

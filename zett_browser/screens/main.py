@@ -10,6 +10,7 @@ records to the widgets. Each read runs in an async worker on the app's own event
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 from collections.abc import Iterable, Sequence
 from functools import partial
@@ -150,7 +151,20 @@ class MainScreen(WatchingScreen):
         )
         boundary = paging.model_floor(snapshots)
         compacted_chars = await store.text_size(session_id, through_sequence=boundary) if boundary else 0
+        if node is not None:
+            node, *ancestors = await self._labelled([node, *ancestors])
         return node, bounds, snapshots, ancestors, compacted_chars
+
+    async def _labelled(self, nodes: list[SessionNode]) -> list[SessionNode]:
+        """``nodes`` with the label their parent's ``task`` call gives the untitled ones."""
+        labelled = []
+        for node in nodes:
+            if not node.title and node.parent_session_id and node.label_hint is None:
+                hints = await self._child_labels(node.parent_session_id, [node])
+                if node.session_id in hints:
+                    node = dataclasses.replace(node, label_hint=hints[node.session_id])
+            labelled.append(node)
+        return labelled
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def open_session_by_id(

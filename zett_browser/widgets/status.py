@@ -19,12 +19,15 @@ from .safe import clean, one_line
 
 
 def session_label(node: SessionNode, width: int) -> str:
-    """A session's title, else its id's start (both cleaned, cut to ``width``).
+    """A session's title, else what its parent asked it (``label_hint``), else its id's
+    start (all cleaned, cut to ``width``).
 
     The ellipsis marks an id that was cut, never a short id shown whole.
     """
     if node.title:
         return one_line(node.title, width)
+    if node.label_hint:
+        return one_line(node.label_hint, width)
     cut = len(node.session_id) > 8
     return one_line(node.session_id[:8], width) + ("…" if cut else "")
 
