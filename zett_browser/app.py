@@ -24,6 +24,8 @@ from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
 from .storage import StoreConnectionError, open_store
+from .widgets.rawlog import RawLogView
+from .widgets.render import use_theme
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
@@ -56,11 +58,20 @@ class ZettBrowserApp(App[None]):
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
+        use_theme(self.get_css_variables())
+        self.theme_changed_signal.subscribe(self, self._restyle)
         self.push_screen(MainScreen(self.storage, self.options))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)
             self.play_live()
+
+    def _restyle(self, _theme: object) -> None:
+        """A new theme: resolve the text styles with its colours and repaint what uses them."""
+        use_theme(self.get_css_variables())
+        for view in self.screen.query(RawLogView):
+            view.restyle()
+        self.screen.refresh()
 
     async def on_unmount(self) -> None:
         if self.live is not None:

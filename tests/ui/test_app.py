@@ -387,7 +387,7 @@ async def test_open_the_child_a_task_result_names_and_come_back(tmp_path: Path) 
         await pilot.press("o")
         await settle(pilot)
         assert screen.open.node.session_id == research
-        assert "Refactor the payment retry" in str(screen.query_one("#breadcrumb").render())
+        assert "Refactor the pa" in str(screen.query_one("#breadcrumb").render()), "the parent, shortened"
         await pilot.press("b")
         await settle(pilot)
         assert screen.open.node.session_id == refactor

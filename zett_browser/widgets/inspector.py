@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 from ..formatting import summary_blocks
 from ..keymap import bindings
 from ..model import SnapshotInfo
-from .render import block_text
+from .render import block_text, style_of
 
 
 class Inspector(Vertical):
@@ -72,12 +72,12 @@ class Inspector(Vertical):
         versions.clear_options()
         versions.display = bool(self.snapshots)
         for snapshot in self.snapshots:
-            label = Text(f"v{snapshot.version}", style="bold yellow")
+            label = Text(f"v{snapshot.version}", style=style_of("boundary"))
             label.append(f"  through #{snapshot.compacted_through_sequence}")
             if snapshot.created_at is not None:
                 label.append(f"  {snapshot.created_at:%Y-%m-%d %H:%M}", style="dim")
             if snapshot.problems:
-                label.append("  unreadable", style="bold red")
+                label.append("  unreadable", style=style_of("problem"))
             versions.add_option(Option(label))
         context = self.query_one("#inspector-context", Static)
         summary = self.query_one("#inspector-summary", Static)

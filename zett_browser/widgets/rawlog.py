@@ -21,7 +21,7 @@ from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model import RawMessageRecord
-from .render import RenderOptions, render_record
+from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
@@ -185,7 +185,7 @@ class RawLogView(ScrollView, can_focus=True):
             owner.append(position)
             marker = self.boundaries.get(record.sequence)
             if marker:
-                rule = Text(f"── {marker} ".ljust(width - 1, "─"), style="bold yellow")
+                rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
                 lines.append(Strip(list(rule.render(console))))
                 owner.append(-1)
                 lines.append(Strip.blank(0))
@@ -227,6 +227,10 @@ class RawLogView(ScrollView, can_focus=True):
         if self._next < len(self.records):
             self._finish(self._generation, chunk=None)
         return self._lines
+
+    def restyle(self) -> None:
+        """Lay the page out again with the current styles (the app's theme changed)."""
+        self._rebuild()
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:

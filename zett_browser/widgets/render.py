@@ -7,7 +7,7 @@ this module only styles its spans. The spans hold cleaned text and are wrapped i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rich.console import RenderableType
@@ -46,49 +46,87 @@ __all__ = [
     "render_record",
     "style_of",
     "usage_line",
+    "use_theme",
 ]
 
-#: The one place a role gets its look. Kind colours follow the message roles; dim is
-#: for details, red for what went wrong, yellow for tools and compaction.
+#: The one place a role gets its look. ``{name}`` is a colour of the app's Textual theme
+#: (``$text-primary`` is ``{text-primary}``: the theme's colours made legible as text), so
+#: every theme restyles the whole app. Kind colours follow
+#: the message roles; dim is for details, the error colour for what went wrong, the warning
+#: colour for tools and compaction.
 ROLE_STYLE: dict[str, str] = {
     "sequence": "bold",
-    "kind.user": "bold cyan",
-    "kind.assistant": "bold green",
-    "kind.tool": "bold yellow",
-    "kind.system": "bold magenta",
-    "kind.agent": "bold blue",
-    "kind.unreadable": "bold red",
+    "kind.user": "bold {text-primary}",
+    "kind.assistant": "bold {text-success}",
+    "kind.tool": "bold {text-warning}",
+    "kind.system": "bold {text-secondary}",
+    "kind.agent": "bold {text-accent}",
+    "kind.unreadable": "bold {text-error}",
     "kind.unknown": "bold",
     "timestamp": "dim",
     "usage": "dim",
-    "compacted": "italic dim yellow",
-    "problem": "bold red",
+    "compacted": "italic dim {text-warning}",
+    "problem": "bold {text-error}",
     "body": "",
-    "body.system": "italic magenta",
-    "body.agent": "italic blue",
-    "body.unreadable": "red",
+    "body.system": "italic {text-secondary}",
+    "body.agent": "italic {text-accent}",
+    "body.unreadable": "{text-error}",
     "reasoning.marker": "dim italic",
     "reasoning": "dim italic",
-    "tool.call": "yellow",
-    "tool.name": "bold yellow",
-    "tool.arguments": "yellow",
-    "tool.result.ok": "green",
-    "tool.result.failed": "bold red",
+    "tool.call": "{text-warning}",
+    "tool.name": "bold {text-warning}",
+    "tool.arguments": "{text-warning}",
+    "tool.result.ok": "{text-success}",
+    "tool.result.failed": "bold {text-error}",
     "tool.result.name": "bold",
     "id": "dim",
-    "error": "red",
+    "error": "{text-error}",
     "model": "dim",
-    "image": "italic magenta",
+    "image": "italic {text-secondary}",
     "metadata": "dim",
-    "tags": "dim cyan",
+    "tags": "dim {text-accent}",
     "note": "bold reverse",
     "summary.title": "bold",
+    "boundary": "bold {text-warning}",
+    "agent": "{text-accent}",
+    "children": "{text-secondary}",
+    "snapshots": "{text-warning}",
+    "session.type": "{text-primary}",
+    "mode.model": "bold reverse {text-success}",
+    "unseen": "bold reverse {text-secondary}",
+    "following": "bold {text-success}",
 }
+
+#: Colours used before an app has applied its theme (tests, exports): plain ANSI names.
+ANSI_DEFAULTS: dict[str, str] = {
+    "text-primary": "cyan",
+    "text-success": "green",
+    "text-warning": "yellow",
+    "text-secondary": "magenta",
+    "text-accent": "blue",
+    "text-error": "red",
+}
+
+_resolved: dict[str, str] = {}
+
+
+def use_theme(variables: Mapping[str, str]) -> None:
+    """Resolve every role's style with a theme's colours (Textual's ``get_css_variables()``).
+
+    Called when the app starts and whenever its theme changes; a colour the theme lacks
+    keeps its ANSI default.
+    """
+    colours = {name: variables.get(name) or default for name, default in ANSI_DEFAULTS.items()}
+    _resolved.clear()
+    _resolved.update({role: template.format_map(colours) for role, template in ROLE_STYLE.items()})
+
+
+use_theme({})
 
 
 def style_of(role: str) -> str:
-    """The style of a role; unknown roles are unstyled."""
-    return ROLE_STYLE.get(role, "")
+    """The style of a role in the current theme; unknown roles are unstyled."""
+    return _resolved.get(role, "")
 
 
 @dataclass(frozen=True, slots=True)

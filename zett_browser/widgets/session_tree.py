@@ -23,7 +23,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
-from .render import relative_time
+from .render import relative_time, style_of
 from .safe import clean, one_line
 from .textual_compat import tree_toggle
 
@@ -62,17 +62,17 @@ def node_label(node: SessionNode, now: datetime) -> Text:
         # "…" only where something was cut (and the id cleaned like any string from the store).
         label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
     if node.agent_name:
-        label.append(" · ").append(clean(node.agent_name), style="cyan")
+        label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
     label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
     if node.child_count:
-        label.append(" · ").append(f"↳{node.child_count}", style="magenta")
+        label.append(" · ").append(f"↳{node.child_count}", style=style_of("children"))
     if node.snapshot_count:
-        label.append(" · ").append(f"◆{node.snapshot_count}", style="yellow")
+        label.append(" · ").append(f"◆{node.snapshot_count}", style=style_of("snapshots"))
     if node.session_type:
-        label.append(" · ").append(f"type {node.session_type}", style="blue")
+        label.append(" · ").append(f"type {node.session_type}", style=style_of("session.type"))
     label.append(" · ").append(relative_time(node.updated_at, now), style="dim")
     if node.problems:  # a damaged row is shown, never hidden: say what is wrong with it
-        label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style="red")
+        label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style=style_of("problem"))
     return label
 
 
@@ -248,7 +248,8 @@ class SessionTree(Tree[NodeData]):
         """Add the (collapsed) group that lists sessions whose parent is missing."""
         if self.orphans is not None:  # a reveal of an orphan may have added it first
             return
-        self.orphans = self.root.add(Text("Orphaned delegated sessions", style="italic red"), data=Group("orphans"))
+        label = Text("Orphaned delegated sessions", style="italic " + style_of("error"))
+        self.orphans = self.root.add(label, data=Group("orphans"))
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
         """The loaded node of a session, if any."""

@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from .line import TextLine
+from .render import style_of
 from .safe import clean, one_line
 
 
@@ -40,11 +41,14 @@ def breadcrumb_text(ancestors: Sequence[SessionNode], node: SessionNode, width: 
     ``width`` 0: no limit.
     """
     current = Text(no_wrap=True)
-    current.append(session_label(node, 50), style="bold")
-    if node.agent_name:
-        current.append(f"  ({clean(node.agent_name)})", style="cyan")
+    # A title is the user's name for the session; a hint (what the parent asked) is long
+    # prose, so it gets less room than a title and leaves some to the parent chain.
+    label = session_label(node, 50 if node.title else 36)
+    current.append(label, style="bold")
+    if node.agent_name and not label.startswith(clean(node.agent_name) + ":"):
+        current.append(f"  ({clean(node.agent_name)})", style=style_of("agent"))
     if node.parent_session_id and not ancestors:
-        current.append("  parent missing: orphaned", style="red")
+        current.append("  parent missing: orphaned", style=style_of("error"))
     hint = Text("   b: back to parent", style="dim italic") if ancestors else Text()
     room = (width or 10_000) - current.cell_len
     if _chain(ancestors, 30).cell_len + hint.cell_len > room:
@@ -93,7 +97,7 @@ def status_text(state: PageState) -> Text:
     """RAW LOG / MODEL VIEW, the shown range, new messages, following, snapshots."""
     status = Text()
     if state.model_view:
-        status.append("MODEL VIEW ", style="bold reverse green")
+        status.append("MODEL VIEW ", style=style_of("mode.model"))
         if state.snapshots:
             latest = state.snapshots[-1]
             status.append(f" summary v{latest.version} + tail after #{latest.compacted_through_sequence} ")
@@ -109,12 +113,12 @@ def status_text(state: PageState) -> Text:
     else:
         status.append("  no messages")
     if state.unseen:
-        status.append(f"   ▼ {state.unseen:,} new (G: last page)", style="bold reverse magenta")
+        status.append(f"   ▼ {state.unseen:,} new (G: last page)", style=style_of("unseen"))
     if state.follow:
-        status.append("   following", style="bold green")
+        status.append("   following", style=style_of("following"))
     if state.snapshots:
         plural = "s" if len(state.snapshots) > 1 else ""
-        status.append(f"   ◆ {len(state.snapshots)} snapshot{plural}", style="yellow")
+        status.append(f"   ◆ {len(state.snapshots)} snapshot{plural}", style=style_of("snapshots"))
     return status
 
 
@@ -140,7 +144,7 @@ def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:
     title = Text(
         f"Summary v{snapshot.version} · what the model is given first (replaces #1–"
         f"#{snapshot.compacted_through_sequence})",
-        style="bold yellow",
+        style=style_of("boundary"),
     )
     body = snapshot.summary_text
     more = len(body) > preview
