@@ -9,6 +9,7 @@ import pytest
 from tests.backends import Backend
 from tests.proxy import TcpProxy
 from tests.servers import READER
+from tests.support import PAGINATION
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.storage import UserMessage
@@ -16,8 +17,6 @@ from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
-
-PAGINATION = "0193a5c0-0000-7000-8000-000000000009"
 
 
 def screen_text(app: object) -> str:
