@@ -142,7 +142,7 @@ async def browse_everything(path: Path) -> Walk:
         for session_id in dict.fromkeys(walk.tree):
             await _walk_raw(storage, walk, session_id)
             await _every_call(storage, walk, session_id)
-        offset_pages = []
+        offset_pages: list[str] = []
         for offset in range(0, 100, PAGE):
             offset_pages.extend(s.session_id for s in await storage.list_sessions(limit=PAGE, offset=offset))
         assert sorted(offset_pages) == sorted(walk.tree)

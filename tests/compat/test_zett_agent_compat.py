@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from tests import zett_agent_env
 from tests.compat.compare import (
     DUMP_SCRIPT,
     assert_same,
@@ -55,7 +56,6 @@ def _load(name: str, path: Path) -> Any:
     return module
 
 
-zett_agent_env = _load("zett_agent_env", TESTS / "zett_agent_env.py")
 scenario = _load("zett_compat_scenario", COMPAT / "scenario.py")
 
 

@@ -24,6 +24,7 @@ from tests.ui.helpers import (
     write_hostile_store,
 )
 from zett_browser.app import make_app
+from zett_browser.model import SessionNode
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
@@ -302,7 +303,7 @@ async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object
         tree = app.screen.query_one(SessionTree)
 
         def loaded() -> list[str]:
-            return [node.data.session_id for node in tree.root.children if hasattr(node.data, "session_id")]
+            return [node.data.session_id for node in tree.root.children if isinstance(node.data, SessionNode)]
 
         assert loaded() == ["s6", "s5", "s4"]
         for expected in (["s6", "s5", "s4", "s3", "s2", "s1"], ["s6", "s5", "s4", "s3", "s2", "s1", "s0"]):
