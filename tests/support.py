@@ -1,4 +1,11 @@
-"""Small helpers shared by the tests."""
+"""Small helpers and fixture ids shared by the tests (the one test-support module).
+
+The session ids are the ones ``tests/compat/scenario.py`` (``sid(n)``) and
+``tests/fixtures/_write_stores.py`` wrote into the committed fixture stores; see
+tests/fixtures/README.md. Those two scripts also run inside the zett-agent venv, where this
+package is not importable, so they keep their own copies; ``tests/unit/test_test_layout.py``
+checks that the copies agree with these.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,26 @@ import os
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+#: Prefix of the ``storage_api.sqlite3`` session ids: ``ROOT + "1"`` ... ``ROOT + "9"``.
+ROOT = "0193a5c0-0000-7000-8000-00000000000"
+#: Session ids of ``tests/fixtures/storage_api.sqlite3``.
+KITCHEN_SINK = ROOT + "1"  # every message kind
+CHECKPOINTED = ROOT + "2"  # three snapshot versions
+DELEGATING_PARENT = ROOT + "3"  # parent of CHILD
+CHILD = ROOT + "4"  # parent of GRANDCHILD
+GRANDCHILD = ROOT + "5"
+ORPHAN = ROOT + "6"  # its parent ...000000000099 does not exist
+NIGHTLY = ROOT + "7"  # session_type=3
+EMPTY = ROOT + "8"  # no messages
+PAGINATION = ROOT + "9"  # 120 messages
+#: Shorter names the UI tests use for the same sessions.
+KITCHEN, LONG, PARENT = KITCHEN_SINK, CHECKPOINTED, DELEGATING_PARENT
+
+#: Root session of ``tests/fixtures/agent_run.sqlite3`` (21 raw rows; its child has a UUIDv7 id).
+AGENT_RUN_ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
+#: Its delegated child (the researcher subagent, 5 rows; a UUIDv7 zett-agent made at run time).
+AGENT_RUN_CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
 
 
 def listing(directory: Path) -> dict[str, int]:

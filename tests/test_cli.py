@@ -92,7 +92,8 @@ def test_server_store_errors_are_one_line_without_the_password(
     tmp_path: Path, backend: Backend, request: pytest.FixtureRequest
 ) -> None:
     server: Server = request.getfixturevalue(f"{backend.name}_server")
-    database = backend.owner_url.database  # type: ignore[union-attr]
+    assert backend.owner_url is not None and backend.owner_url.database is not None
+    database = backend.owner_url.database
     password = "s3cret-Pa55-xyz"
     wrong = server.url(database, role=("zett_owner", password))
     right = server.url(database)  # the right password, on an empty database

@@ -12,7 +12,8 @@ ROOT = Path(__file__).parents[1]
 def _loaded(module: str, prefixes: tuple[str, ...]) -> list[str]:
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {set(prefixes)!r}))"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    return eval(result.stdout)  # noqa: S307 - our own subprocess prints a list literal
+    loaded: list[str] = eval(result.stdout)  # noqa: S307 - our own subprocess prints a list literal
+    return loaded
 
 
 def test_storage_does_not_import_textual_or_rich() -> None:

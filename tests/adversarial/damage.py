@@ -23,21 +23,36 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.support import FIXTURES
+from tests.support import (
+    AGENT_RUN_ROOT,
+    CHECKPOINTED,
+    CHILD,
+    DELEGATING_PARENT,
+    EMPTY,
+    FIXTURES,
+    GRANDCHILD,
+    KITCHEN_SINK,
+    NIGHTLY,
+    ORPHAN,
+    PAGINATION,
+)
+
+#: Fixture ids (from tests/support.py), re-exported for ``d.CHILD`` etc.
+__all__ = [
+    "AGENT_RUN_ROOT",
+    "CHECKPOINTED",
+    "CHILD",
+    "DELEGATING_PARENT",
+    "EMPTY",
+    "GRANDCHILD",
+    "KITCHEN_SINK",
+    "NIGHTLY",
+    "ORPHAN",
+    "PAGINATION",
+]
 
 #: The zett-agent-written stores a damaged copy can start from.
 FIXTURE_NAMES = ("agent_run", "storage_api")
-
-#: Session ids of ``storage_api.sqlite3`` (see tests/fixtures/README.md).
-KITCHEN_SINK = "0193a5c0-0000-7000-8000-000000000001"
-CHECKPOINTED = "0193a5c0-0000-7000-8000-000000000002"
-DELEGATING_PARENT = "0193a5c0-0000-7000-8000-000000000003"
-CHILD = "0193a5c0-0000-7000-8000-000000000004"
-GRANDCHILD = "0193a5c0-0000-7000-8000-000000000005"
-ORPHAN = "0193a5c0-0000-7000-8000-000000000006"
-NIGHTLY = "0193a5c0-0000-7000-8000-000000000007"
-EMPTY = "0193a5c0-0000-7000-8000-000000000008"
-PAGINATION = "0193a5c0-0000-7000-8000-000000000009"
 
 #: Values that are not timestamps a reader can convert to UTC.
 BAD_TIMES: dict[str, Any] = {

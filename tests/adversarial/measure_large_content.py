@@ -16,7 +16,7 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
-from tests.adversarial.test_large_content import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
+from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.screens.detail import MessageDetail

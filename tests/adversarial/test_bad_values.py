@@ -142,7 +142,7 @@ async def browse_everything(path: Path) -> Walk:
         for session_id in dict.fromkeys(walk.tree):
             await _walk_raw(storage, walk, session_id)
             await _every_call(storage, walk, session_id)
-        offset_pages = []
+        offset_pages: list[str] = []
         for offset in range(0, 100, PAGE):
             offset_pages.extend(s.session_id for s in await storage.list_sessions(limit=PAGE, offset=offset))
         assert sorted(offset_pages) == sorted(walk.tree)
@@ -263,7 +263,7 @@ for _column in ("message_json", "metadata_json", "tags_json"):
 @case("JSON 100,000 deep in the latest snapshot", "agent_run")
 def _deep_snapshot(path: Path) -> tuple[str, str | None]:
     d.execute(path, "update session_snapshots set message_json=? where version=3", d.deep_json())
-    return "load", "0193a5c0-0000-7000-8000-00000000a9e1"
+    return "load", d.AGENT_RUN_ROOT
 
 
 for _column, _value in (("role", "tool-ish"), ("input_tokens", "many"), ("duration_ns", b"\x01"), ("sequence", 2**62)):

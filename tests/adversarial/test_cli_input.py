@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import FIXTURES, listing
+from tests.support import AGENT_RUN_ROOT, FIXTURES, listing
 
 REPO = Path(__file__).resolve().parents[2]
-AGENT_SESSION = "0193a5c0-0000-7000-8000-00000000a9e1"  # 21 messages in agent_run.sqlite3
+AGENT_SESSION = AGENT_RUN_ROOT  # 21 messages in agent_run.sqlite3
 SECRET = "S3cret-Qx7"
 HUGE = str(2**64)
 

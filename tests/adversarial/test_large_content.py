@@ -9,14 +9,11 @@ screen is shown, ``G`` reaches the last line, find lands on the match), not wall
 
 from __future__ import annotations
 
-import json
-import shutil
-import sqlite3
 from pathlib import Path
 
 from textual.widgets import OptionList, Static
 
-from tests.support import FIXTURES
+from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.formatting import PREVIEW
@@ -24,37 +21,6 @@ from zett_browser.screens.detail import PART, MessageDetail, PartArea
 from zett_browser.screens.main import MainScreen
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
-
-MAIN = "0193a5c0-0000-7000-8000-00000000a9e1"  # agent_run.sqlite3's parent session
-TOOL_RESULT = 6  # a count_words result in it
-
-
-def copy_agent_run(directory: Path) -> Path:
-    target = directory / "sessions.sqlite3"
-    shutil.copyfile(FIXTURES / "agent_run.sqlite3", target)
-    return target
-
-
-def huge_text(size: int, last: str) -> str:
-    """About ``size`` characters of numbered lines, ending with ``last``."""
-    line = "line {:08d} of a very long tool output that goes on for a while\n"
-    count = size // len(line.format(0))
-    return "".join(line.format(index) for index in range(count)) + last
-
-
-def set_json_content(path: Path, table: str, where: str, params: tuple[object, ...], text: str) -> None:
-    """Replace the ``content`` of the stored message envelope (and the text copy column)."""
-    connection = sqlite3.connect(path, isolation_level=None)
-    try:
-        connection.execute("PRAGMA journal_mode=DELETE")
-        (raw,) = connection.execute(f"select message_json from {table} where {where}", params).fetchone()
-        envelope = json.loads(raw)
-        envelope[0]["data"]["content"] = text
-        connection.execute(f"update {table} set message_json = ? where {where}", (json.dumps(envelope), *params))
-        if table == "raw_messages":
-            connection.execute(f"update {table} set content = ? where {where}", (text, *params))
-    finally:
-        connection.close()
 
 
 async def test_enter_on_a_50_mb_message_pages_it_and_keys_reach_its_end(tmp_path: Path) -> None:

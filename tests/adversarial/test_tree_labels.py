@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import FIXTURES, listing
+from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, FIXTURES, listing
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.model import SessionNode
 from zett_browser.widgets.session_tree import SessionTree
 
-ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
-CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
+ROOT = AGENT_RUN_ROOT
+CHILD = AGENT_RUN_CHILD
 #: Short enough to be shown whole (ids are cut after 8 characters).
 OSC_ID = "\x1b]0;pw\x07"
 

@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.support import FIXTURES
+from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, FIXTURES
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.widgets.rawlog import RawLogView
 
-PARENT = "0193a5c0-0000-7000-8000-00000000a9e1"
-CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
+PARENT = AGENT_RUN_ROOT
+CHILD = AGENT_RUN_CHILD
 #: The child's id starts with an OSC 0 that fits the 8 characters an untitled label shows.
 HOSTILE_CHILD = "\x1b]0;PWN\x07" + CHILD
 TITLE = "Title \x1b]0;PWNED\x07 \u202edesrever\u202c [@click=app.quit]x[/]"

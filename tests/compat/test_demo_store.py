@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.test_zett_agent_compat import assert_same, dump_with
+from tests.compat.compare import assert_same, dump_with
 from zett_browser.demo import build_demo_store
 from zett_browser.model import AssistantMessage, ImageContent, ToolMessage, UserMessage
 from zett_browser.storage import open_store

@@ -19,23 +19,29 @@ import asyncio
 import hashlib
 import importlib.util
 import json
-import os
 import sqlite3
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import zett_agent_env
+from tests.compat.compare import (
+    DUMP_SCRIPT,
+    assert_same,
+    clean_env,
+    dump_with,
+    run_checked,
+    run_zett_agent_script,
+    short,
+)
+
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
 COMPAT = TESTS / "compat"
 FIXTURES = TESTS / "fixtures"
-DUMP_SCRIPT = COMPAT / "dump_store.py"
 STORES = ("agent_run", "storage_api", "legacy_no_session_type", "empty")
-SUBPROCESS_TIMEOUT = 900
 
 
 def _load(name: str, path: Path) -> Any:
@@ -50,80 +56,10 @@ def _load(name: str, path: Path) -> Any:
     return module
 
 
-zett_agent_env = _load("zett_agent_env", TESTS / "zett_agent_env.py")
 scenario = _load("zett_compat_scenario", COMPAT / "scenario.py")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _clean_env() -> dict[str, str]:
-    """Environment for the zett-agent venv: nothing from this project's environment leaks in."""
-    env = {key: value for key, value in os.environ.items() if key not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-def _run(command: list[str], *, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        command, capture_output=True, text=True, cwd=REPO, env=env, timeout=SUBPROCESS_TIMEOUT, check=False
-    )
-    if result.returncode != 0:
-        pytest.fail(
-            f"command failed ({result.returncode}): {' '.join(map(str, command))}\n"
-            f"--- stdout ---\n{result.stdout[-3000:]}\n--- stderr ---\n{result.stderr[-6000:]}",
-            pytrace=False,
-        )
-    return result
-
-
-def dump_with(python: Path | str, impl: str, store: Path) -> Any:
-    """Run dump_store.py under ``python`` for ``impl`` and return the parsed dump."""
-    env = _clean_env() if impl == "zett_agent" else None
-    return json.loads(_run([str(python), str(DUMP_SCRIPT), impl, str(store)], env=env).stdout)
-
-
-def run_zett_agent_script(python: Path, source: str, *args: str) -> str:
-    """Run a small inline script inside the zett-agent venv."""
-    return _run([str(python), "-c", textwrap.dedent(source), *args], env=_clean_env()).stdout
-
-
-def differences(expected: Any, actual: Any, path: str = "$", limit: int = 25) -> list[str]:
-    """Readable paths where two JSON values differ (at most ``limit``)."""
-    found: list[str] = []
-
-    def walk(left: Any, right: Any, where: str) -> None:
-        if len(found) >= limit:
-            return
-        if isinstance(left, dict) and isinstance(right, dict):
-            for key in sorted(left.keys() | right.keys()):
-                if key not in right:
-                    found.append(f"{where}.{key}: missing in zett_browser (zett_agent: {_short(left[key])})")
-                elif key not in left:
-                    found.append(f"{where}.{key}: extra in zett_browser ({_short(right[key])})")
-                else:
-                    walk(left[key], right[key], f"{where}.{key}")
-        elif isinstance(left, list) and isinstance(right, list):
-            if len(left) != len(right):
-                found.append(f"{where}: {len(left)} items (zett_agent) != {len(right)} items (zett_browser)")
-            for index, (a, b) in enumerate(zip(left, right, strict=False)):
-                walk(a, b, f"{where}[{index}]")
-        elif left != right or type(left) is not type(right):
-            found.append(f"{where}: zett_agent {_short(left)} != zett_browser {_short(right)}")
-
-    walk(expected, actual, path)
-    return found
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def assert_same(expected: Any, actual: Any, what: str) -> None:
-    if expected != actual:
-        lines = "\n  ".join(differences(expected, actual))
-        pytest.fail(f"{what}: zett_browser differs from zett_agent:\n  {lines}", pytrace=False)
 
 
 def sqlite_master(path: Path) -> list[tuple[Any, ...]]:
@@ -321,8 +257,8 @@ def test_raw_columns_match_byte_for_byte(zett_agent_py: Path, tmp_path: Path) ->
                     key = ", ".join(
                         f"{k}={left[k][0]}" for k in ("session_id", "sequence", "version", "id") if k in left
                     )
-                    other = _short(right.get(column))
-                    problems.append(f"{table}[{key}].{column}: zett_agent {_short(value)} != zett_browser {other}")
+                    other = short(right.get(column))
+                    problems.append(f"{table}[{key}].{column}: zett_agent {short(value)} != zett_browser {other}")
     assert len(table_rows(agent_store, "raw_messages", exclude=set(), order_by="id")) > 150
     if problems:
         pytest.fail(f"{len(problems)} column differences:\n  " + "\n  ".join(problems[:40]), pytrace=False)
@@ -365,9 +301,11 @@ def test_zett_agent_server_store_reads_identically_in_zett_browser(backend: Any,
     the SELECT-only role, reads every value exactly as zett-agent does."""
     run_zett_agent_script(zett_agent_py, _ZETT_AGENT_WRITE_SCENARIO, str(COMPAT), backend.target)
     by_agent = json.loads(
-        _run([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=_clean_env()).stdout
+        run_checked([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=clean_env()).stdout
     )
-    by_browser = json.loads(_run([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout)
+    by_browser = json.loads(
+        run_checked([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout
+    )
     assert_same(by_agent, by_browser, f"{backend.name} store written by zett_agent")
     assert len(by_agent["list_sessions"]) == 10
     assert [row["version"] for row in by_agent["snapshot_versions"]] == [1, 2, 3]
@@ -390,9 +328,11 @@ def test_zett_browser_server_store_reads_identically_in_zett_agent(backend: Any,
 
     asyncio.run(write())
     by_agent = json.loads(
-        _run([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=_clean_env()).stdout
+        run_checked([str(zett_agent_py), str(DUMP_SCRIPT), "zett_agent", backend.target], env=clean_env()).stdout
     )
-    by_browser = json.loads(_run([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout)
+    by_browser = json.loads(
+        run_checked([sys.executable, str(DUMP_SCRIPT), "zett_browser", backend.reader_target]).stdout
+    )
     assert_same(by_agent, by_browser, f"{backend.name} store written by zett_browser")
     assert len(by_agent["list_sessions"]) == 10
     ours = server_schema(backend)

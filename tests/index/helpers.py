@@ -6,19 +6,15 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from tests import support
 from tests.support import FIXTURES
 from zett_browser.index import Searcher, SideIndex, parse
 from zett_browser.index.search import Hit
 from zett_browser.storage import SQLSessionStorage
 
-S1 = "0193a5c0-0000-7000-8000-000000000001"
-S2 = "0193a5c0-0000-7000-8000-000000000002"
-S3 = "0193a5c0-0000-7000-8000-000000000003"
-S4 = "0193a5c0-0000-7000-8000-000000000004"
-S5 = "0193a5c0-0000-7000-8000-000000000005"
-S7 = "0193a5c0-0000-7000-8000-000000000007"
-PARENT = "0193a5c0-0000-7000-8000-00000000a9e1"
-CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
+S1, S2, S3 = support.KITCHEN_SINK, support.CHECKPOINTED, support.DELEGATING_PARENT
+S4, S5, S7 = support.CHILD, support.GRANDCHILD, support.NIGHTLY
+PARENT, CHILD = support.AGENT_RUN_ROOT, support.AGENT_RUN_CHILD
 
 
 def copy_fixture(name: str, directory: Path) -> Path:

@@ -59,7 +59,7 @@ async def test_each_field_of_storage_api_is_findable(api_index: SideIndex, query
         ("essay", 4),  # tag topic=essay on request 3 (plus the text)
     ],
 )
-async def test_agent_run_arguments_and_context(run_index: SideIndex, query: str, expected: object) -> None:
+async def test_agent_run_arguments_and_context(run_index: SideIndex, query: str, expected: set[object] | int) -> None:
     hits = where(find(run_index, query))
     if isinstance(expected, set):
         assert hits == expected

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.index.helpers import PARENT, S1, S2, build, copy_fixture, find, sha256, where
-from tests.support import listing
+from tests.support import PAGINATION, listing
 from zett_browser.index import ENV_DIR, Searcher, SideIndex, index_stats, parse
 from zett_browser.storage import SQLSessionStorage
 
@@ -134,7 +134,7 @@ async def test_a_corrupt_or_foreign_index_is_rebuilt_never_a_crash(tmp_path: Pat
     assert page.partial == (damage in ("garbage", "empty")) and (page.hits == []) == page.partial
     _, report = await _sync(store, tmp_path / "index")
     assert report.rebuilt  # type: ignore[attr-defined]
-    assert index_stats(index.path) | {"bytes": 0} == expected | {"bytes": 0}
+    assert {**index_stats(index.path), "bytes": 0} == {**expected, "bytes": 0}
 
 
 async def test_two_syncs_at_once_never_duplicate_and_one_waits_its_turn(tmp_path: Path) -> None:
@@ -206,7 +206,7 @@ async def test_a_new_title_and_a_new_snapshot_are_picked_up_incrementally(tmp_pa
 
     store = copy_fixture("storage_api", tmp_path / "store")
     index = await build(store, tmp_path / "index")
-    nine = "0193a5c0-0000-7000-8000-000000000009"
+    nine = PAGINATION
     writer = SQLiteSessionStorage(store)
     try:
         await writer.update_session(S2, title="Flamingo questions")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.index.helpers import S1, S2, S3, S4, S5, S7, build, copy_fixture, find, where
 from zett_browser.index import QueryError, Searcher, SideIndex, parse
-from zett_browser.storage import AssistantMessage, SQLSessionStorage, ToolMessage, UserMessage
+from zett_browser.storage import AssistantMessage, RawMessageRecord, SQLSessionStorage, ToolMessage, UserMessage
 
 
 @pytest.fixture
@@ -20,10 +20,10 @@ async def api(tmp_path: Path) -> tuple[Path, SideIndex]:
     return store, await build(store, tmp_path / "index")
 
 
-async def _records(store: Path) -> list[tuple[str, int, object, object]]:
+async def _records(store: Path) -> list[tuple[str, int, object, RawMessageRecord]]:
     """(session, sequence, message, record) of every Raw Log row, read by the browser's storage."""
     storage = SQLSessionStorage.open_for_browsing(store)
-    out = []
+    out: list[tuple[str, int, object, RawMessageRecord]] = []
     try:
         for session in await storage.list_sessions(limit=1000):
             for record in await storage.list_raw_messages(session.session_id, limit=1000):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.backends import Backend
+from tests.support import ROOT
 from zett_browser.storage import (
     AssistantMessage,
     CompactedMessage,
@@ -13,8 +14,6 @@ from zett_browser.storage import (
     ToolMessage,
     UserMessage,
 )
-
-ROOT = "0193a5c0-0000-7000-8000-00000000000"
 
 
 def _copy(backend: Backend, name: str = "storage_api") -> SQLSessionStorage:

@@ -8,12 +8,11 @@ import sqlite3
 from pathlib import Path
 
 from tests.backends import Backend
-from tests.support import FIXTURES
+from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, FIXTURES, ROOT
 from zett_browser.storage import open_store
 
-AGENT_ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
-AGENT_CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
-ROOT = "0193a5c0-0000-7000-8000-00000000000"
+AGENT_ROOT = AGENT_RUN_ROOT
+AGENT_CHILD = AGENT_RUN_CHILD
 
 
 def _agent_copy(tmp_path: Path) -> Path:

@@ -40,7 +40,8 @@ def test_every_public_name_still_imports() -> None:
 def test_message_kinds_are_the_models_and_re_exported() -> None:
     assert storage.MessageKind is model.MessageKind is codec.MessageKind
     assert storage.MESSAGE_TYPES is model.MESSAGE_TYPES
-    assert model.kind_of(model.UserMessage(content="x")) == model.MessageKind.USER == 2
+    assert model.kind_of(model.UserMessage(content="x")) == model.MessageKind.USER
+    assert int(model.MessageKind.USER) == 2
     assert model.kind_label(4) == "tool" and model.kind_label(9) == "kind 9"
 
 

@@ -130,7 +130,8 @@ async def test_a_duration_beyond_zett_agents_integer_column_is_a_clear_error(sto
 async def test_the_password_never_appears_in_names_or_errors(backend: Backend, request: pytest.FixtureRequest) -> None:
     server: Server = request.getfixturevalue(f"{backend.name}_server")
     password = "s3cret-Pa55-xyz"
-    database = backend.owner_url.database  # type: ignore[union-attr]
+    assert backend.owner_url is not None and backend.owner_url.database is not None
+    database = backend.owner_url.database
     wrong = server.url(database, role=("zett_owner", password))
     target = wrong.render_as_string(hide_password=False)
     storage = open_store(target)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.pilot import Pilot
 
-from tests.support import FIXTURES
+from tests.support import CHILD, EMPTY, FIXTURES, KITCHEN, LONG, PAGINATION, PARENT, ROOT
+
+__all__ = ["CHILD", "EMPTY", "KITCHEN", "LONG", "PAGINATION", "PARENT", "ROOT"]  # fixture ids, re-exported
 
 FROZEN = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 SNAP_DIR = Path(tempfile.gettempdir()) / "zett-browser-ui-tests"
@@ -38,12 +41,6 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
-#: Session ids of ``tests/fixtures/storage_api.sqlite3``.
-ROOT = "0193a5c0-0000-7000-8000-00000000000"
-PAGINATION, LONG, KITCHEN, PARENT, CHILD = ROOT + "9", ROOT + "2", ROOT + "1", ROOT + "3", ROOT + "4"
-EMPTY = ROOT + "8"
-
-
 def status(app: object) -> str:
     """The page status line as the user reads it."""
     screen = app.screen  # type: ignore[attr-defined]
@@ -56,3 +53,55 @@ def sequences(app: object) -> list[int]:
 
     view = app.screen.query_one(RawLogView)  # type: ignore[attr-defined]
     return [record.sequence for record in view.records]
+
+
+def run_keys(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """A snapshot ``run_before``: settle, then press ``keys`` in the Raw Log."""
+    from zett_browser.widgets.rawlog import RawLogView
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        if keys:
+            pilot.app.screen.query_one(RawLogView).focus()
+            await pilot.press(*keys)
+            await settle(pilot)
+
+    return run_before
+
+
+#: Markup, escape sequences and links that must show literally (the hostile-store tests).
+HOSTILE = [
+    "[bold red]styled?[/]",
+    "[@click=app.quit]click me[/]",
+    "[link=https://evil.example]a link[/link]",
+    "[/]",
+    "\x1b[2Jclear screen",
+    "\x1b]52;c;aGk=\x07clipboard",
+    "\x1b]8;;https://evil.example\x1b\\osc link\x1b]8;;\x1b\\",
+    "\x9b31m8-bit csi",
+]
+
+
+async def write_hostile_store(path: Path) -> None:
+    """A store whose every string tries markup, escapes or actions (written through our storage)."""
+    from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
+
+    storage = SQLiteSessionStorage(path, clock=frozen_clock)
+    joined = " | ".join(HOSTILE)
+    await storage.append(
+        "hostile",
+        "r",
+        UserMessage(content=joined),
+        title="[bold]title[/] \x1b]0;pwned\x07",
+        agent_name="[@click=app.quit]",
+    )
+    call = ToolCall("[red]id", "[@click=app.bell]tool", {"[b]": "\x1b[31m", "x": "[link=https://e]y"})
+    await storage.append("hostile", "r", AssistantMessage(content=joined, reasoning=joined, tool_calls=(call,)))
+    await storage.append(
+        "hostile",
+        "r",
+        ToolMessage(tool_call_id="[red]id", name="[@click=app.quit]", content=joined, success=False),
+        metadata={"[b]x": "\x1b]52;c;aGk=\x07"},
+        tags={"[@click=app.quit]": "[/]"},
+    )
+    await storage.close()

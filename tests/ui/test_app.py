@@ -10,9 +10,8 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from tests.ui.helpers import (  # noqa: F401 - CHILD and LONG are re-exported for the snapshot tests
+from tests.ui.helpers import (
     CHILD,
-    KITCHEN,
     LONG,
     PAGINATION,
     PARENT,
@@ -22,8 +21,10 @@ from tests.ui.helpers import (  # noqa: F401 - CHILD and LONG are re-exported fo
     settle,
     status,
     store_copy,
+    write_hostile_store,
 )
 from zett_browser.app import make_app
+from zett_browser.model import SessionNode
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
@@ -218,40 +219,6 @@ async def test_a_corrupt_row_shows_an_error_row_and_the_rest_of_the_page(tmp_pat
         assert "#2 unreadable" in text and "{not json" in text and "not valid JSON" in text
 
 
-HOSTILE = [
-    "[bold red]styled?[/]",
-    "[@click=app.quit]click me[/]",
-    "[link=https://evil.example]a link[/link]",
-    "[/]",
-    "\x1b[2Jclear screen",
-    "\x1b]52;c;aGk=\x07clipboard",
-    "\x1b]8;;https://evil.example\x1b\\osc link\x1b]8;;\x1b\\",
-    "\x9b31m8-bit csi",
-]
-
-
-async def write_hostile_store(path: Path) -> None:
-    storage = SQLiteSessionStorage(path, clock=frozen_clock)
-    joined = " | ".join(HOSTILE)
-    await storage.append(
-        "hostile",
-        "r",
-        UserMessage(content=joined),
-        title="[bold]title[/] \x1b]0;pwned\x07",
-        agent_name="[@click=app.quit]",
-    )
-    call = ToolCall("[red]id", "[@click=app.bell]tool", {"[b]": "\x1b[31m", "x": "[link=https://e]y"})
-    await storage.append("hostile", "r", AssistantMessage(content=joined, reasoning=joined, tool_calls=(call,)))
-    await storage.append(
-        "hostile",
-        "r",
-        ToolMessage(tool_call_id="[red]id", name="[@click=app.quit]", content=joined, success=False),
-        metadata={"[b]x": "\x1b]52;c;aGk=\x07"},
-        tags={"[@click=app.quit]": "[/]"},
-    )
-    await storage.close()
-
-
 async def test_hostile_strings_show_literally_and_never_act(tmp_path: Path) -> None:
     path = tmp_path / "hostile.sqlite3"
     await write_hostile_store(path)
@@ -336,7 +303,7 @@ async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object
         tree = app.screen.query_one(SessionTree)
 
         def loaded() -> list[str]:
-            return [node.data.session_id for node in tree.root.children if hasattr(node.data, "session_id")]
+            return [node.data.session_id for node in tree.root.children if isinstance(node.data, SessionNode)]
 
         assert loaded() == ["s6", "s5", "s4"]
         for expected in (["s6", "s5", "s4", "s3", "s2", "s1"], ["s6", "s5", "s4", "s3", "s2", "s1", "s0"]):

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from tests.support import AGENT_RUN_ROOT, EMPTY
 from tests.ui.helpers import frozen_clock, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
 
-AGENT_RUN_PARENT = "0193a5c0-0000-7000-8000-00000000a9e1"
-EMPTY = "0193a5c0-0000-7000-8000-000000000008"  # storage_api.sqlite3's session without messages
+AGENT_RUN_PARENT = AGENT_RUN_ROOT
 
 
 def context_text(app: object) -> str:

@@ -37,15 +37,15 @@ async def test_live_demo_compacts_as_scripted_while_the_raw_log_only_grows(tmp_p
             await pilot.press("s")
             paused_at = demo.steps
             await pilot.pause(0.3)
-            assert demo.steps == paused_at and "paused" in app.screen.sub_title
+            assert demo.steps == paused_at and "paused" in str(app.screen.sub_title)
             # The live writer never finishes, so poll the screen instead of waiting for workers.
             inspector = app.screen.query_one(Inspector)
-            view = app.screen.query_one(RawLogView)
+            raw_log = app.screen.query_one(RawLogView)
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline and len(inspector.snapshots) != demo.snapshots:
                 await pilot.pause(0.1)
             assert len(inspector.snapshots) == demo.snapshots, "the inspector shows the new versions"
-            assert view.records and view.records[-1].sequence >= demo.boundary, (
+            assert raw_log.records and raw_log.records[-1].sequence >= demo.boundary, (
                 "the followed Raw Log reached the boundary"
             )
     finally:

@@ -9,20 +9,26 @@ import pytest
 from tests.backends import Backend
 from tests.proxy import TcpProxy
 from tests.servers import READER
+from tests.support import PAGINATION
 from tests.ui.helpers import frozen_clock, settle
-from zett_browser.app import make_app
+from zett_browser.app import ZettBrowserApp, make_app
+from zett_browser.screens.main import MainScreen
 from zett_browser.storage import UserMessage
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
 
-PAGINATION = "0193a5c0-0000-7000-8000-000000000009"
-
 
 def screen_text(app: object) -> str:
     """Everything the terminal would show (the exported screen, with the title bar)."""
     return str(app.export_screenshot())  # type: ignore[attr-defined]
+
+
+def main(app: ZettBrowserApp) -> MainScreen:
+    """The main screen, typed (the connection state lives there)."""
+    assert isinstance(app.screen, MainScreen)
+    return app.screen
 
 
 def sequences(app: object) -> list[int]:
@@ -67,8 +73,8 @@ async def test_browse_follow_lose_and_regain_a_server_store(backend: Backend) ->
 
             # The connection dies: the header and a notification say so; the app keeps running.
             await proxy.cut()
-            await _until(pilot, lambda: app.screen.offline is not None)
-            assert "connection lost" in app.screen.sub_title
+            await _until(pilot, lambda: main(app).offline is not None)
+            assert "connection lost" in str(app.screen.sub_title)
             await pilot.press("g")
             await settle(pilot)
             assert app.is_running
@@ -76,11 +82,11 @@ async def test_browse_follow_lose_and_regain_a_server_store(backend: Backend) ->
 
             # The server is back: the next action reconnects, and browsing carries on.
             await proxy.restore()
-            await _until(pilot, lambda: app.screen.offline is None)
+            await _until(pilot, lambda: main(app).offline is None)
             await pilot.press("g")
             await settle(pilot)
             assert sequences(app)[0] == 1
-            assert "connection lost" not in app.screen.sub_title
+            assert "connection lost" not in str(app.screen.sub_title)
             assert READER[1] not in screen_text(app)
     finally:
         await writer.close()

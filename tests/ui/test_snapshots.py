@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from textual.pilot import Pilot
-
-from tests.ui.helpers import SNAP_DIR, frozen_clock, settle, store_copy
-from tests.ui.test_app import CHILD, LONG, write_hostile_store
+from tests.ui.helpers import CHILD, LONG, PAGINATION, SNAP_DIR, frozen_clock, run_keys, store_copy, write_hostile_store
 from zett_browser.app import make_app
-from zett_browser.widgets.rawlog import RawLogView
 
 SIZE = (140, 40)
-
-
-def run_keys(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        if keys:
-            pilot.app.screen.query_one(RawLogView).focus()
-            await pilot.press(*keys)
-            await settle(pilot)
-
-    return run_before
 
 
 def test_main_screen(snap_compare: Any) -> None:
@@ -76,7 +60,7 @@ def test_corrupt_row(snap_compare: Any) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute(
             "update raw_messages set message_json = '{not json' where session_id = ? and sequence = 2",
-            ("0193a5c0-0000-7000-8000-000000000009",),
+            (PAGINATION,),
         )
     app = make_app(str(path), clock=frozen_clock)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_keys())

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.ui.helpers import frozen_clock, store_copy
-from tests.ui.test_app import CHILD, LONG
-from tests.ui.test_snapshots import run_keys
+from tests.ui.helpers import CHILD, LONG, frozen_clock, run_keys, store_copy
 from zett_browser.app import make_app
 
 NARROW = (80, 24)

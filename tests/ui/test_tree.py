@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, CHILD, PARENT, ROOT
 from tests.ui.helpers import frozen_clock, settle, store_copy
-from tests.ui.test_app import CHILD, PARENT, ROOT
 from zett_browser.app import make_app
 from zett_browser.model import SessionNode
 from zett_browser.screens import main as main_screen
@@ -18,8 +18,8 @@ from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
 GRANDCHILD = ROOT + "5"
-AGENT_ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
-AGENT_CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
+AGENT_ROOT = AGENT_RUN_ROOT
+AGENT_CHILD = AGENT_RUN_CHILD
 
 
 def cursor_id(tree: SessionTree) -> str | None:
