@@ -114,7 +114,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`o`",
         "Raw Log",
-        "open the delegated session a `task` result names",
+        "open the delegated session of a `task` call or its result (and reveal it in the tree)",
         (_k("o", "open_child", "Open child", "rawlog", command="Open delegated session"),),
     ),
     Row(
