@@ -8,6 +8,7 @@ store when it exits. Screens never reach back into the app for data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -75,8 +76,21 @@ class ZettBrowserApp(App[None]):
 
     async def on_unmount(self) -> None:
         if self.live is not None:
+            # Stop the writer before closing its storage: closed under a step that is still
+            # appending, the connection's worker thread is gone and the step's clean-up
+            # would wait for it forever (the event loop then never finishes closing).
+            await self._stop_workers("live")
             await self.live.close()
         await self.storage.close()
+
+    async def _stop_workers(self, group: str) -> None:
+        """Cancel the app's workers of ``group`` and wait until each has finished."""
+        workers = [worker for worker in self.workers if worker.group == group and worker.node is self]
+        for worker in workers:
+            worker.cancel()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                await worker.wait()
 
     @work(group="live", exit_on_error=False)
     async def play_live(self) -> None:
