@@ -137,6 +137,9 @@ class SideIndex:
 
     async def _full(self, db: sqlite3.Connection, report: SyncReport, started: float) -> AsyncIterator[Progress]:
         fingerprint = index_db.store_fingerprint(self.storage.path)
+        # A full build writes a file nobody can have trusted yet (state "building" makes any
+        # crash rebuild it), so it skips the fsyncs; _finish turns them back on.
+        await asyncio.to_thread(db.execute, "PRAGMA synchronous=OFF")
         await asyncio.to_thread(
             set_meta,
             db,
@@ -175,6 +178,7 @@ class SideIndex:
     async def _finish(
         self, db: sqlite3.Connection, report: SyncReport, latest: datetime | None, fingerprint: str
     ) -> None:
+        await asyncio.to_thread(db.execute, "PRAGMA synchronous=NORMAL")
         values = {"state": "complete", "fingerprint": fingerprint}
         if latest is not None:
             values["high_water"] = latest.isoformat()
