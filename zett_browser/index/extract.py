@@ -233,7 +233,7 @@ _FIELDS: dict[int, dict[str, type | tuple[type, ...]]] = {
     4: {**_COMMON, "tool_call_id": str, "name": str, "content": str, "success": bool},
 }
 _REQUIRED = {1: {"content"}, 2: {"content"}, 6: {"content"}, 3: set(), 4: {"tool_call_id", "name", "content"}}
-_CALL = {"id": str, "name": str, "arguments": dict, "error": (str, type(None))}
+_CALL: dict[str, type | tuple[type, ...]] = {"id": str, "name": str, "arguments": dict, "error": (str, type(None))}
 
 
 def _plain_fields(data: object, fields: Mapping[str, type | tuple[type, ...]], required: set[str]) -> bool:
