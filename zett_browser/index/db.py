@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS docs (
     reasoning INTEGER, image INTEGER, meta TEXT, tags TEXT, problem TEXT
 );
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, sequence);
+CREATE INDEX IF NOT EXISTS docs_error ON docs(session_id) WHERE error = 1;
 CREATE TABLE IF NOT EXISTS snapshots (id TEXT PRIMARY KEY, session_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_session ON snapshots(session_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61 remove_diacritics 2', prefix='2 3');
