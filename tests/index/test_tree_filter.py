@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from textual.widgets.tree import TreeNode
 
-from tests.index.helpers import S1, S2, S3, S4, S5, build, copy_fixture
+from tests.index.helpers import S1, S2, S3, S4, S5, S7, build, copy_fixture
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
-from zett_browser.index import SideIndex, parse
+from zett_browser.index import ENV_DIR, SideIndex, parse
 from zett_browser.index.sessions import matching_sessions
 from zett_browser.model import SessionNode
 from zett_browser.screens import main as main_screen
+from zett_browser.screens.main import MainScreen
 from zett_browser.widgets.session_tree import More, NodeData, SessionTree
 
 S6 = "0193a5c0-0000-7000-8000-000000000006"
@@ -140,3 +141,27 @@ async def test_hostile_query_text_stays_literal_in_the_count_line(indexed: tuple
         label = str(tree.root.label)
         assert "\x1b" not in label and "\x07" not in label
         assert "[bold red]x[/]" in label, "markup is shown as typed, never interpreted"
+
+
+async def test_screen_glue_filters_reports_bad_queries_and_clears(
+    indexed: tuple[Path, SideIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, index = indexed
+    monkeypatch.setenv(ENV_DIR, str(index.path.parent))  # where the app looks for the store's index
+    app = make_app(str(store), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        tree = screen.query_one(SessionTree)
+        normal = set(shown(tree))
+        screen.apply_tree_filter("type:3")
+        await settle(pilot)
+        assert set(shown(tree)) == {S7}
+        screen.apply_tree_filter("since:yesterdayish")
+        await settle(pilot)
+        assert set(shown(tree)) == {S7}, "a bad query leaves the filter as it was"
+        assert any("since:yesterdayish" in note.message for note in app._notifications)
+        screen.apply_tree_filter("")
+        await settle(pilot)
+        assert tree.filter is None and set(shown(tree)) == normal
