@@ -234,7 +234,7 @@ def report(args: argparse.Namespace, store: Path, index_dir: Path) -> list[str]:
         if ratio is not None:
             ratios.append(ratio)
         like_text = f"{like:.1f}" if like is not None else "-"
-        ratio_text = f"{ratio:.0f}x" if ratio is not None else "-"
+        ratio_text = "-" if ratio is None else f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2f}x"
         print(f"{label:<24} {text:<36} {median:8.1f} {p95:8.1f} {hits:5d} {like_text:>9} {ratio_text:>7}")
         table.append(f"| {label} | `{text}` | {median:.1f} | {p95:.1f} | {hits} | {like_text} | {ratio_text} |")
     pooled.sort()
