@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS docs (
     reasoning INTEGER, image INTEGER, meta TEXT, tags TEXT, problem TEXT
 );
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, sequence);
+CREATE INDEX IF NOT EXISTS docs_error ON docs(session_id) WHERE error = 1;
 CREATE TABLE IF NOT EXISTS snapshots (id TEXT PRIMARY KEY, session_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_session ON snapshots(session_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61 remove_diacritics 2', prefix='2 3');
@@ -75,6 +76,20 @@ def index_file(identity: str, directory: Path) -> Path:
     prefix = re.sub(r"[^A-Za-z0-9_.-]+", "-", tail)[:40].strip(".-") or "store"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return directory / f"{prefix}-{digest}.sqlite3"
+
+
+def index_path_for(store: object, directory: Path | None = None) -> Path | None:
+    """The index file of an open store (anything with ``path`` / ``target.url``), or None.
+
+    For code that holds a store behind the browsing protocol (the app's screens): the
+    same name :class:`~zett_browser.index.sync.SideIndex` gives it.
+    """
+    path = getattr(store, "path", None)
+    url = getattr(getattr(store, "target", None), "url", None)
+    if not isinstance(path, Path) and not isinstance(url, URL):
+        return None
+    identity = store_identity(path if isinstance(path, Path) else None, url if isinstance(url, URL) else None)
+    return index_file(identity, directory or default_dir())
 
 
 def store_fingerprint(path: Path | None) -> str:

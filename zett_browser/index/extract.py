@@ -26,6 +26,7 @@ from ..model.messages import (
     UserMessage,
 )
 from ..storage import decode_message_leniently
+from ..storage.codec import BYTES_KEY
 
 KIND_NAMES = {1: "system", 2: "user", 3: "assistant", 4: "tool", 5: "snapshot", 6: "agent"}
 #: Longest text kept of one scalar value inside arguments or metadata (huge blobs add nothing).
@@ -152,7 +153,10 @@ def doc_from_row(row: Mapping[str, Any]) -> Doc:
     problems: list[str] = []
     if doc.time is None:
         problems.append("started_at is not a timestamp")
-    texts = _message_texts(decode_message_leniently(row.get("message_json")), doc)
+    payload = row.get("message_json")
+    texts = _fast_texts(payload, doc)
+    if texts is None:
+        texts = _message_texts(decode_message_leniently(payload), doc)
     doc.meta, meta_words = _context(row.get("metadata_json"), "metadata_json", problems)
     doc.tags, tag_words = _context(row.get("tags_json"), "tags_json", problems)
     duration = row.get("duration_ns")
@@ -203,3 +207,82 @@ def doc_from_session(row: Mapping[str, Any]) -> Doc:
         body="\n".join(texts),
         time=_epoch(row.get("created_at")),
     )
+
+
+# --- Fast path --------------------------------------------------------------------------
+# Decoding through the codec (pydantic) costs about half of a build. Most rows are plain
+# envelopes whose fields all have exactly the stored types; those are read straight from
+# ``json.loads``. Anything else (another kind, an unknown or mistyped field, content
+# parts, bytes, a stop record) goes through the codec, so what gets indexed and which
+# rows count as problems is the same either way.
+_COMMON = {"attributes": dict, "persist": bool, "include_in_messages": bool}
+_FIELDS: dict[int, dict[str, type | tuple[type, ...]]] = {
+    1: {**_COMMON, "content": str},
+    2: {**_COMMON, "content": str},
+    6: {**_COMMON, "content": str},
+    3: {
+        **_COMMON,
+        "content": str,
+        "reasoning": (str, type(None)),
+        "tool_calls": list,
+        "provider": (str, type(None)),
+        "model": (str, type(None)),
+        "replay_blocks": list,
+        "stop": type(None),
+    },
+    4: {**_COMMON, "tool_call_id": str, "name": str, "content": str, "success": bool},
+}
+_REQUIRED = {1: {"content"}, 2: {"content"}, 6: {"content"}, 3: set(), 4: {"tool_call_id", "name", "content"}}
+_CALL: dict[str, type | tuple[type, ...]] = {"id": str, "name": str, "arguments": dict, "error": (str, type(None))}
+
+
+def _plain_fields(data: object, fields: Mapping[str, type | tuple[type, ...]], required: set[str]) -> bool:
+    """Whether ``data`` is an object with only known fields, each exactly of its type."""
+    if not isinstance(data, dict) or not required.issubset(data):
+        return False
+    for key, value in data.items():
+        expected = fields.get(key)
+        # bool is an int subclass: compare exact types so 1 is never taken for True.
+        if expected is None or not isinstance(value, expected) or (expected is bool) != (type(value) is bool):
+            return False
+    return True
+
+
+def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
+    """The texts of a plain envelope, or None when the codec must decide."""
+    if not isinstance(payload, str) or BYTES_KEY in payload:
+        return None
+    try:
+        items = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(items, list) or len(items) != 1 or not isinstance(items[0], dict) or len(items[0]) != 2:
+        return None
+    kind, data = items[0].get("kind"), items[0].get("data")
+    if type(kind) is not int or kind not in _FIELDS or not _plain_fields(data, _FIELDS[kind], _REQUIRED[kind]):
+        return None
+    assert isinstance(data, dict)
+    if kind == 4:
+        doc.tools, doc.error = data["name"], not data.get("success", True)
+        return [data["name"], data["content"]]
+    if kind != 3:
+        return [data["content"]]
+    calls = data.get("tool_calls", [])
+    blocks = data.get("replay_blocks", [])
+    if not all(_plain_fields(call, _CALL, {"id", "name"}) for call in calls) or not all(
+        isinstance(block, dict) for block in blocks
+    ):
+        return None
+    texts = [data.get("content", "")]
+    if data.get("reasoning"):
+        doc.reasoning = True
+        texts.append(data["reasoning"])
+    for call in calls:
+        texts.append(call["name"])
+        texts.extend(flatten(call.get("arguments", {})))
+        if call.get("error"):
+            doc.error = True
+            texts.append(call["error"])
+    doc.tools = " ".join(call["name"] for call in calls)
+    doc.model = data.get("model")
+    return texts

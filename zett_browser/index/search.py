@@ -131,9 +131,8 @@ def _within(scope: str, params: list[Any], session: str | None) -> str:
     )
 
 
-def compile_query(query: Query, *, limit: int, after: int | None, session: str | None) -> tuple[str, list[Any]]:
-    """The SQL statement and parameters of one page of ``query``."""
-    params: list[Any] = []
+def _where(query: Query, params: list[Any], session: str | None) -> tuple[str, list[str], str]:
+    """The FROM source, WHERE conditions and row key of ``query`` over ``docs d``."""
     where: list[str] = []
     expression = _match_expression(query)
     if expression is not None:
@@ -150,6 +149,13 @@ def compile_query(query: Query, *, limit: int, after: int | None, session: str |
     for item in query.filters:
         condition = _condition(item, params, session)
         where.append(f"NOT coalesce(({condition}), 0)" if item.negated else f"({condition})")
+    return source, where, key
+
+
+def compile_query(query: Query, *, limit: int, after: int | None, session: str | None) -> tuple[str, list[Any]]:
+    """The SQL statement and parameters of one page of ``query``."""
+    params: list[Any] = []
+    source, where, key = _where(query, params, session)
     if after is not None:
         where.append(f"{key} < ?")
         params.append(after)

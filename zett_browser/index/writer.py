@@ -99,24 +99,33 @@ def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) ->
         raise
 
 
-def write_raw(db: sqlite3.Connection, rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None) -> int:
-    """Index Raw Log rows not yet indexed; return how many were written.
+def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None) -> list[Doc]:
+    """The documents of Raw Log rows (no index access: runs beside a write of the previous batch).
 
     ``limits`` (full build) caps each session at the last sequence listed before the
     scan and skips sessions that were not listed; the next sync picks those up.
     """
     docs: list[Doc] = []
+    for row in rows:
+        sequence = row["sequence"]
+        if not isinstance(sequence, int):
+            continue
+        if limits is not None and sequence > limits.get(str(row["session_id"]), 0):
+            continue
+        docs.append(doc_from_row(row))
+    return docs
+
+
+def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
+    """Write prepared Raw Log documents not yet indexed; return how many were written.
+
+    Documents at or below a session's indexed ``last_seq``, or of a session not in
+    the index, are skipped inside the transaction.
+    """
     db.execute("BEGIN IMMEDIATE")
     try:
-        known = _last_sequences(db, {str(row["session_id"]) for row in rows})
-        for row in rows:
-            session_id = str(row["session_id"])
-            sequence = row["sequence"]
-            if session_id not in known or not isinstance(sequence, int) or sequence <= known[session_id]:
-                continue
-            if limits is not None and sequence > limits.get(session_id, 0):
-                continue
-            docs.append(doc_from_row(row))
+        known = _last_sequences(db, {doc.session_id for doc in docs})
+        docs = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
         _insert(db, docs)
         last: dict[str, int] = {}
         for doc in docs:
@@ -128,6 +137,11 @@ def write_raw(db: sqlite3.Connection, rows: list[Mapping[str, Any]], limits: Map
         db.execute("ROLLBACK")
         raise
     return len(docs)
+
+
+def write_raw(db: sqlite3.Connection, rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None) -> int:
+    """Index Raw Log rows not yet indexed (:func:`prepare_raw` then :func:`write_docs`)."""
+    return write_docs(db, prepare_raw(rows, limits))
 
 
 def _last_sequences(db: sqlite3.Connection, session_ids: set[str]) -> dict[str, int]:

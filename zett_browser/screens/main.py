@@ -14,6 +14,7 @@ import dataclasses
 import gc
 from collections.abc import Iterable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from textual import work
@@ -23,13 +24,16 @@ from textual.widgets import Header, Input
 
 from .. import paging
 from ..formatting import full_text, join, kind_name, summary_blocks
+from ..index.db import index_path_for
+from ..index.query import QueryError, parse
+from ..index.sessions import find_sessions
 from ..keymap import bindings, commands
 from ..model import RawMessageRecord, SessionNode
 from ..paging import PageRequest, Place
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
-from ..widgets.safe import clean
+from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
@@ -447,6 +451,33 @@ class MainScreen(WatchingScreen):
         if self.open is not None and self.open.model_view:
             self.open.model_view = False
         self.jump_to(event.snapshot.compacted_through_sequence)
+
+    # ---------------------------------------------------------------- tree filter (issue 11)
+
+    @work(group="tree-filter", exclusive=True, exit_on_error=False)
+    async def apply_tree_filter(self, query: str, index_path: Path | None = None) -> None:
+        """Filter the tree by a query of the search language; an empty query clears it.
+
+        The matching sessions come from the side index (``index_path``, default the
+        store's own index file); a bad query or a missing index is a one-line notice.
+        """
+        tree = self.query_one(SessionTree)
+        if not query.strip():
+            tree.clear_filter()
+            return
+        path = index_path or index_path_for(self.store)
+        if path is None or not path.exists():
+            self.notify("No search index for this store yet", severity="warning", markup=False)
+            return
+        session = self.open.node.session_id if self.open is not None else None
+        try:
+            found = await find_sessions(path, parse(query), session=session)
+        except QueryError as error:
+            self.notify(one_line(str(error), 200), severity="error", markup=False)
+            return
+        if found.partial:
+            self.notify("The index is still being built: the filter may miss sessions", markup=False)
+        tree.apply_filter(set(found.matching), set(found.visible), query)
 
 
 def _freeze_startup_objects() -> None:

@@ -7,6 +7,12 @@ Keys follow file managers and lazygit: ``→`` expands a node (loading its child
 it is open, moves to its first child; ``←`` collapses it or moves to its parent; ``space``
 toggles; ``enter`` opens the session and never folds anything. Without these bindings the
 arrows would scroll the tree sideways (Textual's scrollable containers bind them so).
+
+A filter (:meth:`SessionTree.apply_filter`, from the side index's session query) shows
+only the matching sessions and their ancestors: the tree is read again from its roots,
+every page is followed to its end, sessions outside the filter are left out, and
+ancestors open by themselves. A first line says how many matched; ``esc`` or
+:meth:`SessionTree.clear_filter` reads the normal tree again.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from datetime import UTC, datetime
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
@@ -48,6 +55,23 @@ class Group:
 
 
 NodeData = SessionNode | More | Group
+
+
+@dataclass(frozen=True)
+class TreeFilter:
+    """An active filter: the matching sessions, those plus their ancestors, and what was asked."""
+
+    matching: frozenset[str]
+    visible: frozenset[str]
+    description: str
+
+    def line(self) -> Text:
+        """The first line of a filtered tree: ``N sessions match `query` (esc clears)``."""
+        count = len(self.matching)
+        verb = "session matches" if count == 1 else "sessions match"
+        text = Text(f"{count:,} {verb} ", style="bold")
+        text.append("`").append(one_line(self.description, 80), style=style_of("agent")).append("`")
+        return text.append(" (esc clears)", style="dim")
 
 
 def node_label(node: SessionNode, now: datetime) -> Text:
@@ -82,6 +106,7 @@ class SessionTree(Tree[NodeData]):
     BINDINGS = [
         Binding("right", "expand_or_child", "Expand", show=False),
         Binding("left", "collapse_or_parent", "Collapse", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     class ChildrenWanted(Message):
@@ -122,6 +147,10 @@ class SessionTree(Tree[NodeData]):
         #: Nodes the user opened before their children were read: expanded on arrival.
         self._expand_on_arrival: set[int] = set()
         self.orphans: TreeNode[NodeData] | None = None
+        #: The active filter (None: the normal tree).
+        self.filter: TreeFilter | None = None
+        #: Whether the store has orphans (the group comes back when the tree is read again).
+        self._has_orphans = False
 
     def add_sessions(
         self,
@@ -137,6 +166,8 @@ class SessionTree(Tree[NodeData]):
         ``hints`` labels untitled sessions (session id -> what their parent asked for).
         A session already under ``parent`` (placed there by :meth:`reveal`) is not repeated.
         """
+        if not self._attached(parent):
+            return  # a page asked for before the tree was read again (filter applied or cleared)
         now = self.clock()
         for child in list(parent.children):
             if isinstance(child.data, More):
@@ -144,14 +175,25 @@ class SessionTree(Tree[NodeData]):
         present = {child.data.session_id for child in parent.children if isinstance(child.data, SessionNode)}
         before = self.orphans if parent is self.root and self.orphans is not None else None
         for node in nodes:
-            if node.session_id in present:
+            if node.session_id in present or not self._shown(node):
                 continue
             if hints and node.session_id in hints:
                 node = replace(node, label_hint=hints[node.session_id])
-            self._add_session(parent, node, now, before)
-        if cursor is not None:
-            parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
+            added = self._add_session(parent, node, now, before)
+            if self.filter is not None and node.child_count and node.session_id not in self.filter.matching:
+                added.expand()  # an ancestor of a match: open it (on_tree_node_expanded reads it)
+        parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
+        if cursor is not None and self.filter is not None:
+            # Filtered: follow every page, so each match shows without a "more…" per page.
+            if orphans:
+                self.post_message(self.OrphansWanted(parent, cursor))
+            else:
+                self.post_message(self.ChildrenWanted(parent, parent_id, cursor))
+        elif cursor is not None:
             parent.add_leaf(Text("more…", style="italic dim"), data=More(parent_id, cursor, orphans), before=before)
+        elif orphans and self.filter is not None and parent is self.orphans and not parent.children:
+            parent.remove()  # no orphan matches
+            self.orphans = None
         self._loaded.add(parent.id)
         if parent.id in self._expand_on_arrival:
             self._expand_on_arrival.discard(parent.id)
@@ -222,6 +264,8 @@ class SessionTree(Tree[NodeData]):
         known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
         cursor = self.cursor_node
         for node in nodes:
+            if not self._shown(node):
+                continue
             existing = known.get(node.session_id)
             if existing is not None:
                 if isinstance(existing.data, SessionNode) and node.label_hint is None:
@@ -244,10 +288,62 @@ class SessionTree(Tree[NodeData]):
             # Line numbers change when nodes are added above: move after the tree re-lays out.
             self.call_after_refresh(self.move_cursor, cursor)
 
+    def _attached(self, node: TreeNode[NodeData]) -> bool:
+        """Whether ``node`` is in the tree as it is now (node ids start again after a reload)."""
+        while node.parent is not None:
+            node = node.parent
+        return node is self.root
+
+    def _shown(self, node: SessionNode) -> bool:
+        return self.filter is None or node.session_id in self.filter.visible
+
+    def apply_filter(
+        self, matching: set[str] | frozenset[str], visible: set[str] | frozenset[str], description: str
+    ) -> None:
+        """Show only ``visible`` sessions (the ``matching`` ones and their ancestors).
+
+        The tree is read again from its roots; the screen answers the ``ChildrenWanted``
+        and ``OrphansWanted`` messages as for the normal tree. ``description`` (the query)
+        is shown, cleaned, on the first line with the number of matches.
+        """
+        self.filter = TreeFilter(frozenset(matching), frozenset(visible) | frozenset(matching), description)
+        self._reload(self.filter.line())
+
+    def clear_filter(self) -> None:
+        """Leave filter mode: read the normal tree again (no-op when not filtered)."""
+        if self.filter is None:
+            return
+        self.filter = None
+        self._reload(None)
+
+    def action_clear_filter(self) -> None:
+        """``esc`` clears a filter; otherwise the key goes on to the screen."""
+        if self.filter is None:
+            raise SkipAction()
+        self.clear_filter()
+
+    def _reload(self, line: Text | None) -> None:
+        """Empty the tree and ask for its roots (and orphans, if the store has any)."""
+        self.clear()
+        self._loaded.clear()
+        self._expand_on_arrival.clear()
+        self._reveal = []
+        self.orphans = None
+        # The filter's line is the root's label: shown on top, never a session.
+        self.show_root = line is not None
+        self.root.set_label(line if line is not None else Text("Sessions"))
+        self.post_message(self.ChildrenWanted(self.root, None, None))
+        if self._has_orphans:
+            self.add_orphan_group()
+            if self.filter is not None and self.orphans is not None:
+                self.orphans.expand()
+        self.root.expand()
+
     def add_orphan_group(self) -> None:
         """Add the (collapsed) group that lists sessions whose parent is missing."""
         if self.orphans is not None:  # a reveal of an orphan may have added it first
             return
+        self._has_orphans = True
         label = Text("Orphaned delegated sessions", style="italic " + style_of("error"))
         self.orphans = self.root.add(label, data=Group("orphans"))
 
