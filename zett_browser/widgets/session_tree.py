@@ -18,7 +18,7 @@ ancestors open by themselves. A first line says how many matched; ``esc`` or
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from rich.cells import cell_len
@@ -30,74 +30,11 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
-from .render import relative_time, style_of
-from .safe import clean, one_line
+from .render import style_of
 from .textual_compat import tree_toggle
+from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, node_label
 
-#: Characters of a session id shown for an untitled session (UUIDv7: the time part).
-ID_PREFIX = 8
-
-
-@dataclass
-class More:
-    """A "more…" entry: the next page of a list, from ``cursor``."""
-
-    parent: str | None
-    cursor: SessionCursor
-    orphans: bool = False
-
-
-@dataclass
-class Group:
-    """A grouping node (the orphans)."""
-
-    name: str
-
-
-NodeData = SessionNode | More | Group
-
-
-@dataclass(frozen=True)
-class TreeFilter:
-    """An active filter: the matching sessions, those plus their ancestors, and what was asked."""
-
-    matching: frozenset[str]
-    visible: frozenset[str]
-    description: str
-
-    def line(self) -> Text:
-        """The first line of a filtered tree: ``N sessions match `query` (esc clears)``."""
-        count = len(self.matching)
-        verb = "session matches" if count == 1 else "sessions match"
-        text = Text(f"{count:,} {verb} ", style="bold")
-        text.append("`").append(one_line(self.description, 80), style=style_of("agent")).append("`")
-        return text.append(" (esc clears)", style="dim")
-
-
-def node_label(node: SessionNode, now: datetime) -> Text:
-    """The label of a session: title or short id, agent, counts, type, activity, markers."""
-    label = Text()
-    if node.title:
-        label.append(one_line(node.title, 120))
-    elif node.label_hint:
-        # What the parent asked for: UUIDv7 prefixes of one minute's children are identical.
-        label.append(one_line(node.label_hint, 120), style="italic")
-    else:
-        # "…" only where something was cut (and the id cleaned like any string from the store).
-        label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
-    if node.agent_name:
-        label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
-    label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
-    if node.child_count:
-        label.append(" · ").append(f"↳{node.child_count}", style=style_of("children"))
-    if node.snapshot_count:
-        label.append(" · ").append(f"◆{node.snapshot_count}", style=style_of("snapshots"))
-    if node.session_type:
-        label.append(" · ").append(f"type {node.session_type}", style=style_of("session.type"))
-    label.append(" · ").append(relative_time(node.updated_at, now), style="dim")
-    if node.problems:  # a damaged row is shown, never hidden: say what is wrong with it
-        label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style=style_of("problem"))
-    return label
+__all__ = ["ID_PREFIX", "Group", "More", "NodeData", "SessionTree", "TreeFilter", "node_label"]
 
 
 class SessionTree(Tree[NodeData]):
