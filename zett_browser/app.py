@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -23,7 +24,7 @@ from .lifecycle import install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
-from .storage import StoreConnectionError, open_store
+from .storage import SQLSessionStorage, StoreConnectionError, open_store
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
@@ -112,8 +113,15 @@ def make_app(
     clock: Callable[[], datetime] | None = None,
     poll_interval: float = 1.0,
     live: LiveDemo | None = None,
+    index: bool = False,
+    index_dir: Path | None = None,
+    search: str | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
+
+    ``index``: keep the store's side index up to date in the background and offer search
+    (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
+    user cache). ``search``: open the search view on this query.
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -131,4 +139,8 @@ def make_app(
     )
     if clock is not None:
         options = replace(options, clock=clock)
+    if index and isinstance(storage, SQLSessionStorage):
+        from .searching import IndexSearch  # the index is imported only when search is on
+
+        options = replace(options, search=IndexSearch(storage, index_dir), search_query=search)
     return ZettBrowserApp(storage, options, live=live)
