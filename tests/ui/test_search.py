@@ -284,3 +284,19 @@ async def test_keys_are_answered_and_progress_shown_while_a_big_store_is_indexed
         assert len(where(view)) >= 100  # the rerun after the build sees every copy's hits
         watcher.cancel()
     print(f"longest event-loop stall while indexing: {max(stalls) * 1000:.0f} ms")
+
+
+async def test_the_index_follows_the_store_on_the_change_poll(tmp_path: Path) -> None:
+    store = copy_fixture("storage_api", tmp_path / "store")
+    app = make_app(str(store), index=True, index_dir=tmp_path / "index", poll_interval=0.1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await built(pilot)
+        syncs = main.index_state.syncs
+        writer = SQLiteSessionStorage(store)
+        try:
+            await writer.append("s-new", "r1", UserMessage(content="a zanzibarian marmot appears"))
+        finally:
+            await writer.close()
+        await until(pilot, lambda: main.index_state.syncs > syncs and not main.index_state.building)
+        view = await search(pilot, "zanzibarian")
+        assert where(view) == [("s-new", 1, "user")]

@@ -33,6 +33,8 @@ class IndexState:
     done: int = 0
     total: int = 0
     built: bool = False
+    #: Syncs finished so far (a search started before one ended may have missed it).
+    syncs: int = 0
 
     def partial_note(self) -> str:
         """What the search view says while results may be incomplete."""
@@ -105,6 +107,7 @@ class IndexingScreen(WatchingScreen):
             self.notify(f"Could not update the search index: {one_line(error, 200)}", severity="warning", markup=False)
         finally:
             state.building = False
+            state.syncs += 1
             line.add_class("hidden")
         self._index_synced()
         if self._sync_again:

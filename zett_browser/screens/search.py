@@ -85,6 +85,7 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def _first_page(self, text: str) -> None:
+        syncs = self.state.syncs
         try:
             page = await self.service.search(text, session=self.session, limit=PAGE)
         except ValueError as error:  # in:session with no open session
@@ -94,6 +95,9 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
             self._show_error(f"search failed: {error}")
             return
         if text != self.query_text:
+            return
+        if page.partial and self.state.syncs != syncs and not self.state.building:
+            self._first_page(text)  # a build ended while this page was read: read it again
             return
         hits = self.query_one(HitList)
         hits.show(page.hits, page.next_cursor, empty_text="No hits.")

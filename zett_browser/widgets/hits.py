@@ -148,10 +148,12 @@ class HitList(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         self._want_more(index)
         strip = self._strips(index, width)[line % LINES_PER_HIT]
-        if index == self.cursor:
+        fill = self.rich_style
+        if index == self.cursor:  # the whole width of both lines, so the cursor reads as one block
             part = "hits--cursor" if self.has_focus else "hits--cursor-blurred"
-            strip = strip.apply_style(Style(bgcolor=self.get_component_rich_style(part).bgcolor))
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            cursor = Style(bgcolor=self.get_component_rich_style(part).bgcolor)
+            strip, fill = strip.apply_style(cursor), fill + cursor
+        return strip.crop_extend(scroll_x, scroll_x + width, fill)
 
     def _want_more(self, index: int) -> None:
         cursor = self.next_cursor
