@@ -236,9 +236,9 @@ KEYMAP: tuple[Row, ...] = (
         (_k("enter", "choose", "Open", "hits", footer=True, palette=False),),
     ),
     Row(
-        "`↑` `↓`, `pgup` `pgdn`, `home` `end`",
+        "`↑` `↓` `pgup` `pgdn`",
         "search view",
-        "move through the hits (more are read as you scroll)",
+        "move through the hits; `home` `end`: first / last (more are read as you scroll)",
         (
             _k("down,j", "cursor(1)", "Next hit", "hits", palette=False),
             _k("up,k", "cursor(-1)", "Prev hit", "hits", palette=False),
