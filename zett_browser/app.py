@@ -64,6 +64,8 @@ class ZettBrowserApp(App[None]):
             self.play_live()
 
     async def on_unmount(self) -> None:
+        if self.options.search is not None:
+            await self.options.search.close()  # the index sync reads the store: stop it first
         if self.live is not None:
             await self.live.close()
         await self.storage.close()

@@ -8,8 +8,8 @@ screens see only the Protocol, so they never import the index or the storage.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
@@ -41,6 +41,8 @@ class IndexSearch:
     def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
         self.index = SideIndex(storage, directory)
         self.searcher = Searcher(self.index.path)
+        self._closed = False
+        self._step: asyncio.Future[Progress] | None = None
 
     @property
     def path(self) -> Path:
@@ -55,12 +57,39 @@ class IndexSearch:
         parse(text)
 
     async def steps(self) -> AsyncIterator[Step]:
-        # aclosing: a cancelled consumer (the app quitting) still closes the index and its lock.
+        """Sync, yielding progress; safe to cancel at any time.
+
+        Each step of the index's own sync runs as a shielded task: a batch being written in
+        a worker thread must finish before the index file is closed (closing it under the
+        thread crashes SQLite), so a cancelled consumer waits for the batch in flight, then
+        closes the sync at its next yield, where no thread uses the file.
+        """
         steps = cast(AsyncGenerator[Progress, None], self.index.steps())
-        async with aclosing(steps):
-            async for progress in steps:
-                finished = progress.report is not None
-                yield Step(progress.done, progress.total, progress.rate, progress.eta, finished)
+        try:
+            while not self._closed:
+                self._step = asyncio.ensure_future(anext(steps))
+                try:
+                    progress = await asyncio.shield(self._step)
+                except StopAsyncIteration:
+                    break
+                except asyncio.CancelledError:
+                    await self._settle()
+                    raise
+                yield Step(progress.done, progress.total, progress.rate, progress.eta, progress.report is not None)
+        finally:
+            self._step = None
+            await steps.aclose()
+
+    async def _settle(self) -> None:
+        """Wait for the step in flight (its outcome no longer matters)."""
+        step = self._step
+        if step is not None and not step.done():
+            await asyncio.wait([step])
+
+    async def close(self) -> None:
+        """Stop syncing: no new step starts; the one in flight ends first."""
+        self._closed = True
+        await self._settle()
 
     async def search(
         self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100

@@ -315,3 +315,22 @@ async def test_the_index_follows_the_store_on_the_change_poll(tmp_path: Path) ->
         await until(pilot, lambda: main.index_state.syncs > syncs and not main.index_state.building)
         view = await search(pilot, "zanzibarian")
         assert where(view) == [("s-new", 1, "user")]
+
+
+async def test_quitting_during_a_build_is_clean_and_the_next_start_finishes_it(tmp_path: Path) -> None:
+    store = big_store(tmp_path / "store", 300)
+    before, listing = sha256(store), sorted(os.listdir(store.parent))
+    app = app_on(store, tmp_path / "index")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: any(isinstance(s, MainScreen) for s in app.screen_stack))
+        main = main_screen(app)
+        await until(pilot, lambda: getattr(main, "index_state", None) is not None and main.index_state.done > 0)
+        await pilot.press("q")
+    assert app.return_code in (0, None)
+    assert sha256(store) == before and sorted(os.listdir(store.parent)) == listing
+    again = app_on(store, tmp_path / "index", search="describe_image")
+    async with again.run_test(size=(120, 40)) as pilot:
+        await built(pilot)
+        await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen) and not pilot.app.screen.partial)
+        view = pilot.app.screen
+        assert isinstance(view, SearchScreen) and len(where(view)) == 100  # the first page of 600 hits

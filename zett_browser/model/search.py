@@ -97,3 +97,7 @@ class SearchService(Protocol):
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
         """The sequences of the messages of one session that match ``text``, ascending."""
         ...
+
+    async def close(self) -> None:
+        """Stop syncing (before the store is closed); waits for the batch in flight."""
+        ...
