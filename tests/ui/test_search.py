@@ -334,3 +334,43 @@ async def test_quitting_during_a_build_is_clean_and_the_next_start_finishes_it(t
         await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen) and not pilot.app.screen.partial)
         view = pilot.app.screen
         assert isinstance(view, SearchScreen) and len(where(view)) == 100  # the first page of 600 hits
+
+
+async def test_help_shows_the_query_syntax_and_the_search_keys(tmp_path: Path) -> None:
+    store = copy_fixture("storage_api", tmp_path / "store")
+    app = app_on(store, tmp_path / "index")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await built(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from zett_browser.screens.help import HelpScreen
+
+        assert isinstance(pilot.app.screen, HelpScreen)
+        assert "kind:user" in (pilot.app.screen.syntax or "")
+        await pilot.press("escape")
+        view = await search(pilot, "red")
+        view.query_one(HitList).focus()
+        await pilot.press("question_mark")  # from the hits: the same help, with the syntax
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen) and "tool:NAME" in (pilot.app.screen.syntax or "")
+    from rich.console import Console
+
+    from zett_browser.index.query import HELP
+    from zett_browser.screens.help import help_text
+
+    console = Console(width=160, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(help_text(HELP))
+    text = console.export_text()
+    assert "Search syntax" in text and "since:2d|12h|2026-11-01" in text and "Search view" in text
+
+
+def test_progress_line_and_partial_note() -> None:
+    from zett_browser.screens.indexing import IndexState, progress_text
+    from zett_browser.searching import Step
+
+    step = Step(done=12_000, total=30_000, rate=5_100.0, eta=3.5, finished=False)
+    assert progress_text(step, 80).plain == "indexing 40% 12,000/30,000 · 5,100/s · 4 s left"
+    assert progress_text(step, 24).plain == "index 40% · 4 s left"
+    assert IndexState(building=True, done=12_000, total=30_000).partial_note() == (
+        "index 40% built: results may be missing"
+    )
