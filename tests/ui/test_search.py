@@ -370,7 +370,9 @@ def test_progress_line_and_partial_note() -> None:
 
     step = Step(done=12_000, total=30_000, rate=5_100.0, eta=3.5, finished=False)
     assert progress_text(step, 80).plain == "indexing 40% 12,000/30,000 · 5,100/s · 4 s left"
-    assert progress_text(step, 24).plain == "index 40% · 4 s left"
+    assert progress_text(step, 40).plain == "indexing 40% 12,000/30,000 · 4 s left"
+    assert progress_text(step, 24).plain == "indexing 40% · 4 s left"
+    assert progress_text(step, 20).plain == "index 40% · 4 s left"
     assert IndexState(building=True, done=12_000, total=30_000).partial_note() == (
         "index 40% built: results may be missing"
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual import work
+from textual.widget import Widget
 
 from ..model.search import BuildProgress, SearchHit
 from ..widgets.line import TextLine
@@ -45,11 +46,18 @@ class IndexState:
 
 
 def progress_text(progress: BuildProgress, width: int) -> Text:
-    """``indexing 40% 12,000/30,000 · 5,100/s · 4 s left``, shorter when narrow."""
+    """``indexing 40% 12,000/30,000 · 5,100/s · 4 s left``, or a shorter form that fits ``width``."""
     percent = min(99, progress.done * 100 // max(progress.total, 1))
     left = f"{progress.eta:,.0f} s left" if progress.eta is not None else "starting"
-    full = f"indexing {percent}% {progress.done:,}/{progress.total:,} · {progress.rate:,.0f}/s · {left}"
-    return Text(full if len(full) <= width else f"index {percent}% · {left}", style="bold yellow")
+    counts = f"{progress.done:,}/{progress.total:,}"
+    forms = (
+        f"indexing {percent}% {counts} · {progress.rate:,.0f}/s · {left}",
+        f"indexing {percent}% {counts} · {left}",
+        f"indexing {percent}% · {left}",
+        f"index {percent}% · {left}",
+    )
+    chosen = next((form for form in forms if len(form) <= width), forms[-1])
+    return Text(chosen, style="bold yellow")
 
 
 class IndexLine(TextLine):
@@ -58,9 +66,17 @@ class IndexLine(TextLine):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.add_class("hidden")
+        self._cells = 30
 
     def show_progress(self, progress: BuildProgress) -> None:
-        self.show(progress_text(progress, self.content_region.width or 40))
+        if self.has_class("hidden"):
+            # Sized once, when it first shows (that layout happens anyway): what the row
+            # can spare next to the page status and the jump field.
+            row = self.parent.size.width if isinstance(self.parent, Widget) else 0
+            self._cells = max(22, min(52, row - 14 - 26))
+            self.styles.width = self._cells
+            self.remove_class("hidden")
+        self.show(progress_text(progress, self._cells - 2))
 
 
 class IndexingScreen(WatchingScreen):
@@ -100,7 +116,6 @@ class IndexingScreen(WatchingScreen):
                 now = time.monotonic()
                 if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
                     last = now
-                    line.remove_class("hidden")  # one layout when it first shows
                     line.show_progress(progress)
             state.built = True
         except Exception as error:  # noqa: BLE001 - the index is derived data: browsing goes on
