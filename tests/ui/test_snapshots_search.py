@@ -30,7 +30,11 @@ async def results_shown(pilot: Pilot[None]) -> None:
             and not screen.partial
         ):
             break
-        assert time.monotonic() < deadline
+        assert time.monotonic() < deadline, (
+            screen,
+            main and main.index_state,
+            isinstance(screen, SearchScreen) and (screen.partial, screen.query_text, len(screen.query_one(HitList).hits)),
+        )
         await pilot.pause(0.05)
     await settle(pilot)
 

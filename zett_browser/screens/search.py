@@ -92,7 +92,12 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
             self._show_error(str(error))
             return
         except Exception as error:  # noqa: BLE001 - a damaged or busy index: say so, keep the view
-            self._show_error(f"search failed: {error}")
+            if text != self.query_text:
+                return
+            if self.state.building or self.state.syncs != syncs:
+                self._unreadable_while_building(text)
+            else:
+                self._show_error(f"search failed: {error}")
             return
         if text != self.query_text:
             return
@@ -106,6 +111,16 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
         self._show_count(page.next_cursor is not None)
         if page.hits and self.query_one(Input).has_focus:
             hits.focus()
+
+    def _unreadable_while_building(self, text: str) -> None:
+        """The index file was being rebuilt under the search: partial, and run again after."""
+        if not self.state.building:
+            self._first_page(text)  # the build ended meanwhile
+            return
+        self.partial = True
+        self._shown = 0
+        self.query_one(HitList).show([], None, empty_text="")
+        self._show_count(False)
 
     def _show_count(self, more: bool) -> None:
         count = f"{self._shown:,}{'+' if more else ''} hit{'' if self._shown == 1 and not more else 's'}"
