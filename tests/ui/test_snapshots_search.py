@@ -33,7 +33,7 @@ async def results_shown(pilot: Pilot[None]) -> None:
         assert time.monotonic() < deadline, (
             screen,
             main and main.index_state,
-            isinstance(screen, SearchScreen) and (screen.partial, screen.query_text, len(screen.query_one(HitList).hits)),
+            isinstance(screen, SearchScreen) and (screen.partial, len(screen.query_one(HitList).hits)),
         )
         await pilot.pause(0.05)
     await settle(pilot)
