@@ -208,10 +208,17 @@ def run_demo(argv: list[str]) -> int:
             return 2
         session = live.session_id if live is not None else None
         # A temporary demo keeps its index beside it (removed with it), not in the cache.
+        # The live demo (a writer in this very process, folded on exit) is browsed without.
         index_dir = directory / "index" if directory is not None else None
         try:
             return run_app(
-                storage, session=session, seq=None, page_size=args.page_size, live=live, index=True, index_dir=index_dir
+                storage,
+                session=session,
+                seq=None,
+                page_size=args.page_size,
+                live=live,
+                index=live is None,
+                index_dir=index_dir,
             )
         finally:
             if live is not None:
