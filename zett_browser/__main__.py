@@ -1,6 +1,8 @@
 """Provides the command line.
 
-``zett-browser [STORE] [--session ID] [--seq N] [--page-size N]`` browses a store read-only;
+``zett-browser [STORE] [--session ID] [--seq N] [--page-size N] [--search QUERY] [--no-index]
+[--index-dir DIR]`` browses a store read-only (keeping its side index, in the user cache,
+up to date in the background unless ``--no-index``);
 ``zett-browser demo [PATH] [--keep] [--live]`` writes the demo store and opens it; with
 ``--live`` a scripted conversation keeps being written and compacted while you watch.
 
@@ -78,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--seq", metavar="N", type=bounded(1, MAX_SEQUENCE), help="open the page holding sequence N (needs --session)"
     )
     add_page_size(parser)
+    parser.add_argument("--search", metavar="QUERY", help="open the search view on QUERY's hits")
+    parser.add_argument(
+        "--no-index", action="store_true", help="browse without the side index (no search, no index file written)"
+    )
+    parser.add_argument(
+        "--index-dir",
+        metavar="DIR",
+        type=Path,
+        help="where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)",
+    )
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
     parser.add_argument("--version", action="version", version=f"zett-browser {__version__}")
     return parser
@@ -195,8 +207,19 @@ def run_demo(argv: list[str]) -> int:
             print(f"{PROG} demo: {one_line(error)}", file=sys.stderr)
             return 2
         session = live.session_id if live is not None else None
+        # A temporary demo keeps its index beside it (removed with it), not in the cache.
+        # The live demo (a writer in this very process, folded on exit) is browsed without.
+        index_dir = directory / "index" if directory is not None else None
         try:
-            return run_app(storage, session=session, seq=None, page_size=args.page_size, live=live)
+            return run_app(
+                storage,
+                session=session,
+                seq=None,
+                page_size=args.page_size,
+                live=live,
+                index=live is None,
+                index_dir=index_dir,
+            )
         finally:
             if live is not None:
                 asyncio.run(fold_demo_wal(path))
@@ -224,11 +247,30 @@ async def fold_demo_wal(path: Path) -> None:
         await writer.close()
 
 
-def run_app(storage: SQLSessionStorage, *, session: str | None, seq: int | None, page_size: int, live: object) -> int:
+def run_app(
+    storage: SQLSessionStorage,
+    *,
+    session: str | None,
+    seq: int | None,
+    page_size: int,
+    live: object,
+    index: bool = True,
+    index_dir: Path | None = None,
+    search: str | None = None,
+) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
     from .app import make_app
 
-    app = make_app(storage, session=session, seq=seq, page_size=page_size, live=live)  # type: ignore[arg-type]
+    app = make_app(
+        storage,
+        session=session,
+        seq=seq,
+        page_size=page_size,
+        live=live,  # type: ignore[arg-type]
+        index=index,
+        index_dir=index_dir,
+        search=search,
+    )
     try:
         app.run()
     finally:
@@ -251,6 +293,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     if args.seq is not None and args.session is None:
         parser.error("--seq needs --session ID: sequences number the messages of one session")
+    if args.search is not None:
+        if args.no_index:
+            parser.error("--search needs the index: leave out --no-index")
+        from .index import QueryError, parse
+
+        try:
+            parse(args.search)
+        except QueryError as error:
+            print(f"{PROG}: --search: {one_line(error)}", file=sys.stderr)
+            return 2
     secrets = secrets_of(args.store)
     try:
         storage = open_store(args.store)
@@ -260,7 +312,16 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         print(f"{PROG}: {one_line(scrub(problem, secrets))}", file=sys.stderr)
         return 2
-    return run_app(storage, session=args.session, seq=args.seq, page_size=args.page_size, live=None)
+    return run_app(
+        storage,
+        session=args.session,
+        seq=args.seq,
+        page_size=args.page_size,
+        live=None,
+        index=not args.no_index,
+        index_dir=args.index_dir,
+        search=args.search,
+    )
 
 
 if __name__ == "__main__":

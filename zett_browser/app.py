@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -24,7 +25,7 @@ from .lifecycle import install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
-from .storage import StoreConnectionError, open_store
+from .storage import SQLSessionStorage, StoreConnectionError, open_store
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 
@@ -75,6 +76,8 @@ class ZettBrowserApp(App[None]):
         self.screen.refresh()
 
     async def on_unmount(self) -> None:
+        if self.options.search is not None:
+            await self.options.search.close()  # the index sync reads the store: stop it first
         if self.live is not None:
             # Stop the writer before closing its storage: closed under a step that is still
             # appending, the connection's worker thread is gone and the step's clean-up
@@ -137,8 +140,15 @@ def make_app(
     clock: Callable[[], datetime] | None = None,
     poll_interval: float = 1.0,
     live: LiveDemo | None = None,
+    index: bool = False,
+    index_dir: Path | None = None,
+    search: str | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
+
+    ``index``: keep the store's side index up to date in the background and offer search
+    (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
+    user cache). ``search``: open the search view on this query.
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -156,4 +166,8 @@ def make_app(
     )
     if clock is not None:
         options = replace(options, clock=clock)
+    if index and isinstance(storage, SQLSessionStorage):
+        from .searching import IndexSearch  # the index is imported only when search is on
+
+        options = replace(options, search=IndexSearch(storage, index_dir), search_query=search)
     return ZettBrowserApp(storage, options, live=live)

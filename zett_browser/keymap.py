@@ -18,8 +18,9 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 
 #: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
-#: the live demo (bound when it runs), the inspector, the detail view or Textual itself.
-Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "textual"]
+#: the live demo (bound when it runs), the inspector, the detail view, the search view
+#: and its list of hits, or Textual itself.
+Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +163,21 @@ KEYMAP: tuple[Row, ...] = (
         "copy the open session's full id (shown in the header) to the clipboard (OSC 52)",
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
     ),
+    Row(
+        "`/`",
+        "anywhere",
+        "search the whole history (the search view below; the query syntax is at the end of this help)",
+        (_k("slash", "search", "Search", "main", command="Search the history"),),
+    ),
+    Row(
+        "`.` `,`",
+        "anywhere",
+        "next / previous hit of the last search in the open session",
+        (
+            _k("full_stop", "hit(1)", "Next hit", "main", command="Next search hit"),
+            _k("comma", "hit(-1)", "Prev hit", "main", command="Previous search hit"),
+        ),
+    ),
     Row("`tab`", "anywhere", "move focus between panes"),
     Row("`ctrl+p`", "anywhere", "command palette with every action"),
     Row(
@@ -212,6 +228,43 @@ KEYMAP: tuple[Row, ...] = (
             _k("escape", "close", "Close", "detail", footer=True, palette=False),
             _k("q", "dismiss", "Close", "detail", palette=False),
         ),
+    ),
+    Row(
+        "`enter`",
+        "search view",
+        "in the query field: search; on a hit: open its session with the cursor on that message",
+        (_k("enter", "choose", "Open", "hits", footer=True, palette=False),),
+    ),
+    Row(
+        "`↑` `↓` `pgup` `pgdn`",
+        "search view",
+        "move through the hits; `home` `end`: first / last (more are read as you scroll)",
+        (
+            _k("down,j", "cursor(1)", "Next hit", "hits", palette=False),
+            _k("up,k", "cursor(-1)", "Prev hit", "hits", palette=False),
+            _k("pagedown", "page(1)", "Page down", "hits", palette=False),
+            _k("pageup", "page(-1)", "Page up", "hits", palette=False),
+            _k("home", "edge(-1)", "First hit", "hits", palette=False),
+            _k("end", "edge(1)", "Last hit", "hits", palette=False),
+        ),
+    ),
+    Row(
+        "`/`",
+        "search view",
+        "back to the query field",
+        (_k("slash", "edit", "Edit query", "search", footer=True, palette=False),),
+    ),
+    Row(
+        "`?`",
+        "search view",
+        "the query syntax and every key (from the hits; in the query field `?` is typed)",
+        (_k("question_mark", "help", "Syntax", "search", footer=True, palette=False),),
+    ),
+    Row(
+        "`escape`",
+        "search view",
+        "close the search view, back to where you were",
+        (_k("escape", "close", "Close", "search", footer=True, palette=False),),
     ),
     Row("`s`", "live demo", "pause / resume the writer", (_k("s", "live_pause", "Pause/Play", "live", footer=True),)),
     Row(

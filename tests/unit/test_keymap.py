@@ -11,6 +11,8 @@ from zett_browser.app import ZettBrowserApp
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.help import help_text
 from zett_browser.screens.main import MainScreen
+from zett_browser.screens.search import SearchScreen
+from zett_browser.widgets.hits import HitList
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
 
@@ -51,6 +53,8 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "live": ZettBrowserApp,
         "inspector": Inspector,
         "detail": MessageDetail,
+        "search": SearchScreen,
+        "hits": HitList,
     }
     for row in keymap.KEYMAP:
         for key in row.keys:

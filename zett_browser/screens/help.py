@@ -19,14 +19,16 @@ SECTIONS = (
     ("Anywhere", ("anywhere",)),
     ("Inspector", ("inspector",)),
     ("Detail view", ("detail view",)),
+    ("Search view", ("search view",)),
     ("Live demo", ("live demo",)),
 )
 
 
-def help_text() -> Table:
+def help_text(syntax: str | None = None) -> Table:
     """The help's body, built from the key map (plain strings, no markup).
 
     Two columns, so a long description wraps under itself, not under the keys.
+    ``syntax``: the search query language, shown last when search is on.
     """
     rows = help_rows()
     table = Table.grid(padding=(0, 2))
@@ -39,6 +41,10 @@ def help_text() -> Table:
         for label, where, what in rows:
             if where in wheres:
                 table.add_row(Text(label), Text(what))
+    if syntax:
+        table.add_row("", "")
+        table.add_row(Text("Search syntax", style="bold underline"), "")
+        table.add_row(Text("/"), Text(syntax))
     return table
 
 
@@ -47,10 +53,14 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
+    def __init__(self, syntax: str | None = None) -> None:
+        super().__init__()
+        self.syntax = syntax
+
     def compose(self) -> ComposeResult:
         # A scrolling body: at 80x24 the help is taller than the screen.
         with VerticalScroll(id="help-body"):
-            yield Static(help_text())
+            yield Static(help_text(self.syntax))
         yield Footer()
 
     def on_mount(self) -> None:

@@ -39,8 +39,9 @@ from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summa
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
 from .help import HelpScreen
+from .indexing import IndexingScreen, IndexLine
 from .reads import read_window
-from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession, WatchingScreen
+from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 
 #: The inspector's "summary + K tail messages" counts the rows the model gets by reading
 #: the tail when it is at most this long (decoded like one page); longer tails are named
@@ -48,7 +49,7 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession, WatchingScree
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(WatchingScreen):
+class MainScreen(IndexingScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")
@@ -61,6 +62,7 @@ class MainScreen(WatchingScreen):
                 yield Breadcrumb(id="breadcrumb")
                 with Horizontal(id="status-row"):
                     yield StatusLine(id="page-status")
+                    yield IndexLine(id="index-status")
                     yield JumpField(id="jump")
                 yield RawLogView(id="rawlog")
             yield Inspector(id="inspector")
@@ -78,6 +80,9 @@ class MainScreen(WatchingScreen):
             self.open_session_by_id(self.options.session, self.options.seq)
         if self.options.poll_interval > 0:
             self.set_interval(self.options.poll_interval, self.poll_changes)
+        self.start_index()
+        if self.options.search_query is not None:
+            self.open_search(self.options.search_query)
 
     def system_commands(self) -> Iterable[SystemCommand]:
         """The command palette's entries: every action of this screen and of the Raw Log."""
@@ -408,7 +413,13 @@ class MainScreen(WatchingScreen):
             self.open_session_by_id(self.open.node.parent_session_id, None)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.options.search.syntax if self.options.search else None))
+
+    def show_hit(self, session_id: str, sequence: int) -> None:
+        self.open_session_by_id(session_id, sequence, push=True)
+
+    def show_sequence(self, sequence: int) -> None:
+        self.jump_to(sequence)
 
     def on_raw_log_view_record_opened(self, event: RawLogView.RecordOpened) -> None:
         record = event.record

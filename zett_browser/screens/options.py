@@ -1,7 +1,7 @@
 """Provides the frozen options a browsing screen is built with.
 
 Everything a screen needs besides its store: where to start, the page size, how often
-to look for changes, the clock, and how to recognise a lost server connection (the
+to look for changes, the clock, the search service, and how to recognise a lost server connection (the
 storage's error classes stay in the storage package; the app passes a predicate).
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+
+from ..model.search import SearchService
 
 
 def _now() -> datetime:
@@ -36,3 +38,7 @@ class BrowserOptions:
     is_connection_failure: Callable[[BaseException], bool] = field(default=_never)
     #: Start in follow mode (the live demo).
     follow: bool = False
+    #: Full-text search over the store's side index (None: ``--no-index``).
+    search: SearchService | None = None
+    #: Open the search view on this query at start (``--search``).
+    search_query: str | None = None

@@ -76,6 +76,9 @@ class WatchingScreen(Screen[None]):
     def _show_status(self, records: list[RawMessageRecord]) -> None:
         raise NotImplementedError
 
+    def _store_changed(self) -> None:
+        """Something was committed to the store since the last poll (the side index follows)."""
+
     async def fetch(self, call: Awaitable[T], failure: str | None = None) -> T | Failed:
         """Run one storage read; report a failure and return :class:`Failed` instead.
 
@@ -138,6 +141,8 @@ class WatchingScreen(Screen[None]):
                 return  # a busy store is retried at the next tick
             self._connected()
             if token != self._token:
+                if self._token is not None:
+                    self._store_changed()
                 await self._refresh_tree()
                 await self._refresh_open_session()
                 self._token = token

@@ -1,0 +1,110 @@
+"""Provides the app's search service: the side index of the browsed store, behind a Protocol.
+
+:class:`IndexSearch` implements :class:`zett_browser.model.search.SearchService` with
+:class:`~zett_browser.index.SideIndex` (sync, in worker threads and small batches) and
+:class:`~zett_browser.index.Searcher` (read-only pages of hits). The app builds it; the
+screens see only the Protocol, so they never import the index or the storage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import cast
+
+from .index import Progress, Searcher, SearchPage, SideIndex, parse
+from .index.query import HELP, Filter
+from .storage import SQLSessionStorage
+
+#: Hits of one session read for next/previous hit; more are not stepped through.
+MAX_SESSION_HITS = 5000
+#: Documents that are not messages of the Raw Log (no sequence to jump to).
+NOT_MESSAGES = ("snapshot", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One progress report of a sync (see :class:`zett_browser.model.search.BuildProgress`)."""
+
+    done: int
+    total: int
+    rate: float
+    eta: float | None
+    finished: bool
+
+
+class IndexSearch:
+    """Search over the side index of ``storage`` (kept in ``directory``, default the cache)."""
+
+    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+        self.index = SideIndex(storage, directory)
+        self.searcher = Searcher(self.index.path)
+        self._closed = False
+        self._step: asyncio.Future[Progress] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The index file."""
+        return self.index.path
+
+    @property
+    def syntax(self) -> str:
+        return HELP
+
+    def check(self, text: str) -> None:
+        parse(text)
+
+    async def steps(self) -> AsyncIterator[Step]:
+        """Sync, yielding progress; safe to cancel at any time.
+
+        Each step of the index's own sync runs as a shielded task: a batch being written in
+        a worker thread must finish before the index file is closed (closing it under the
+        thread crashes SQLite), so a cancelled consumer waits for the batch in flight, then
+        closes the sync at its next yield, where no thread uses the file.
+        """
+        steps = cast(AsyncGenerator[Progress, None], self.index.steps())
+        try:
+            while not self._closed:
+                self._step = asyncio.ensure_future(anext(steps))
+                try:
+                    progress = await asyncio.shield(self._step)
+                except StopAsyncIteration:
+                    break
+                except asyncio.CancelledError:
+                    await self._settle()
+                    raise
+                yield Step(progress.done, progress.total, progress.rate, progress.eta, progress.report is not None)
+        finally:
+            self._step = None
+            await steps.aclose()
+
+    async def _settle(self) -> None:
+        """Wait for the step in flight (its outcome no longer matters)."""
+        step = self._step
+        if step is not None and not step.done():
+            await asyncio.wait([step])
+
+    async def close(self) -> None:
+        """Stop syncing: no new step starts; the one in flight ends first."""
+        self._closed = True
+        await self._settle()
+
+    async def search(
+        self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
+    ) -> SearchPage:
+        return await self.searcher.search(parse(text), limit=limit, after=after, session=session)
+
+    async def sequences_in(self, text: str, session_id: str) -> list[int]:
+        query = parse(text)
+        query = replace(query, filters=(*query.filters, Filter("session", session_id)))
+        found: set[int] = set()
+        after: int | None = None
+        while len(found) < MAX_SESSION_HITS:
+            page = await self.searcher.search(query, limit=500, after=after, session=session_id)
+            found.update(hit.sequence for hit in page.hits if hit.kind not in NOT_MESSAGES)
+            after = page.next_cursor
+            if after is None:
+                break
+        return sorted(found)
