@@ -249,6 +249,12 @@ KEYMAP: tuple[Row, ...] = (
         ),
     ),
     Row(
+        "`F`",
+        "anywhere",
+        "filter the tree by the last search: only matching sessions and their ancestors (`esc` in the tree clears)",
+        (_k("F", "filter_tree", "Filter tree", "main", command="Filter the tree by the last search"),),
+    ),
+    Row(
         "`/`",
         "search view",
         "back to the query field",

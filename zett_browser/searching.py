@@ -16,6 +16,7 @@ from typing import cast
 
 from .index import Progress, Searcher, SearchPage, SideIndex, parse
 from .index.query import HELP, Filter
+from .index.sessions import SessionMatch, find_sessions
 from .storage import SQLSessionStorage
 
 #: Hits of one session read for next/previous hit; more are not stepped through.
@@ -95,6 +96,9 @@ class IndexSearch:
         self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
     ) -> SearchPage:
         return await self.searcher.search(parse(text), limit=limit, after=after, session=session)
+
+    async def sessions_matching(self, text: str, session: str | None = None) -> SessionMatch:
+        return await find_sessions(self.index.path, parse(text), session=session)
 
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
         query = parse(text)

@@ -147,8 +147,8 @@ async def test_screen_glue_filters_reports_bad_queries_and_clears(
     indexed: tuple[Path, SideIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, index = indexed
-    monkeypatch.setenv(ENV_DIR, str(index.path.parent))  # where the app looks for the store's index
-    app = make_app(str(store), clock=frozen_clock)
+    monkeypatch.setenv(ENV_DIR, str(index.path.parent))  # where the app keeps the store's index
+    app = make_app(str(store), clock=frozen_clock, index=True)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -165,3 +165,26 @@ async def test_screen_glue_filters_reports_bad_queries_and_clears(
         screen.apply_tree_filter("")
         await settle(pilot)
         assert tree.filter is None and set(shown(tree)) == normal
+        screen.search_text = "type:3"  # what the search view leaves behind
+        await pilot.press("F")
+        await settle(pilot)
+        assert set(shown(tree)) == {S7}, "F filters the tree by the last search"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert tree.filter is None and set(shown(tree)) == normal
+
+
+async def test_f_without_a_search_or_without_the_index_says_why(indexed: tuple[Path, SideIndex]) -> None:
+    store, _index = indexed
+    app = make_app(str(store), clock=frozen_clock, index=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("F")
+        await settle(pilot)
+        assert any("Search first" in note.message for note in app._notifications)
+        screen.apply_tree_filter("type:3")
+        await settle(pilot)
+        assert screen.query_one(SessionTree).filter is None
+        assert any("--no-index" in note.message for note in app._notifications)

@@ -72,6 +72,19 @@ class HitPage(Protocol):
     def partial(self) -> bool: ...
 
 
+class SessionMatches(Protocol):
+    """What a tree filter shows: the matching sessions and their ancestors."""
+
+    @property
+    def matching(self) -> frozenset[str]: ...
+
+    @property
+    def visible(self) -> frozenset[str]: ...
+
+    @property
+    def partial(self) -> bool: ...
+
+
 class SearchService(Protocol):
     """Full-text search over a store's side index."""
 
@@ -96,6 +109,10 @@ class SearchService(Protocol):
 
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
         """The sequences of the messages of one session that match ``text``, ascending."""
+        ...
+
+    async def sessions_matching(self, text: str, session: str | None = None) -> SessionMatches:
+        """The sessions ``text`` matches, those plus their ancestors (for the tree filter)."""
         ...
 
     async def close(self) -> None:

@@ -14,7 +14,6 @@ import dataclasses
 import gc
 from collections.abc import Iterable, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from textual import work
@@ -24,9 +23,6 @@ from textual.widgets import Header, Input
 
 from .. import paging
 from ..formatting import full_text, join, kind_name, summary_blocks
-from ..index.db import index_path_for
-from ..index.query import QueryError, parse
-from ..index.sessions import find_sessions
 from ..keymap import bindings, commands
 from ..model import RawMessageRecord, SessionNode
 from ..paging import PageRequest, Place
@@ -465,25 +461,33 @@ class MainScreen(IndexingScreen):
 
     # ---------------------------------------------------------------- tree filter (issue 11)
 
+    def action_filter_tree(self) -> None:
+        """``F``: show only the sessions the last search matches (``esc`` in the tree clears)."""
+        if not self.search_text:
+            self.notify("Search first (/): F then filters the tree by that query", markup=False)
+            return
+        self.apply_tree_filter(self.search_text)
+        self.query_one(SessionTree).focus()
+
     @work(group="tree-filter", exclusive=True, exit_on_error=False)
-    async def apply_tree_filter(self, query: str, index_path: Path | None = None) -> None:
+    async def apply_tree_filter(self, query: str) -> None:
         """Filter the tree by a query of the search language; an empty query clears it.
 
-        The matching sessions come from the side index (``index_path``, default the
-        store's own index file); a bad query or a missing index is a one-line notice.
+        The matching sessions come from the side index; a bad query or search switched off
+        is a one-line notice.
         """
         tree = self.query_one(SessionTree)
         if not query.strip():
             tree.clear_filter()
             return
-        path = index_path or index_path_for(self.store)
-        if path is None or not path.exists():
-            self.notify("No search index for this store yet", severity="warning", markup=False)
+        service = self.options.search
+        if service is None:
+            self.notify("Search is off (--no-index): no tree filter", severity="warning", markup=False)
             return
         session = self.open.node.session_id if self.open is not None else None
         try:
-            found = await find_sessions(path, parse(query), session=session)
-        except QueryError as error:
+            found = await service.sessions_matching(query, session)
+        except ValueError as error:
             self.notify(one_line(str(error), 200), severity="error", markup=False)
             return
         if found.partial:
