@@ -31,3 +31,17 @@ def test_widgets_never_import_storage() -> None:
         text = source.read_text()
         for forbidden in ("zett_browser.storage", "..storage", "sqlalchemy", "aiosqlite"):
             assert forbidden not in text, f"{source.name} mentions {forbidden}"
+
+
+def test_screens_see_the_store_and_the_index_only_through_protocols() -> None:
+    """Screens and widgets get a BrowsingStore and a SearchService; they import neither the
+    storage, the side index nor the service that wraps it (the app and CLI wire them)."""
+    for folder in ("screens", "widgets"):
+        for source in sorted((ROOT / "zett_browser" / folder).rglob("*.py")):
+            text = source.read_text()
+            for forbidden in ("..storage", "..index", "..searching", "zett_browser.index", "sqlalchemy"):
+                assert forbidden not in text, f"{folder}/{source.name} imports {forbidden}"
+
+
+def test_formatting_and_text_load_no_toolkit() -> None:
+    assert _loaded("zett_browser.formatting", ("textual", "rich", "sqlalchemy", "aiosqlite")) == []
