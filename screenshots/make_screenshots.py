@@ -29,6 +29,7 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("model-view", {"session": MIGRATION}, ("m",), WIDE),
     ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r"), WIDE),
     ("narrow", {"session": RESEARCH}, (), NARROW),
+    ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
 ]
 
 
@@ -40,13 +41,14 @@ async def shoot(
         for _ in range(3):
             await pilot.pause()
             await app.workers.wait_for_complete()
-        tree = app.screen.query_one(SessionTree)
-        for node in list(tree.root.children):
-            if node.allow_expand:
-                node.expand()
+        for tree in app.screen.query(SessionTree):
+            for node in list(tree.root.children):
+                if node.allow_expand:
+                    node.expand()
         await pilot.pause()
         await app.workers.wait_for_complete()
-        app.screen.query_one(RawLogView).focus()
+        for view in app.screen.query(RawLogView):
+            view.focus()
         if keys:
             await pilot.press(*keys)
             for _ in range(3):
@@ -61,6 +63,8 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         store = await build_demo_store(Path(directory) / "demo.sqlite3", now=NOW)
         for name, options, keys, size in SHOTS:
+            if options.get("index"):
+                options = {**options, "index_dir": Path(directory) / "index"}
             svg = await shoot(store, name, options, keys, size)
             if shutil.which("rsvg-convert"):
                 subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
