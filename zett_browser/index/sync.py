@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -189,10 +189,10 @@ class SideIndex:
             return await asyncio.to_thread(prepare_raw, rows, limits) if rows else []
 
         first = await read(None)
-        docs, upcoming = await asyncio.gather(prepare(first), read(first))
+        docs, upcoming = await _all(prepare(first), read(first))
         count = len(first)
         while count:
-            written, following_docs, following = await asyncio.gather(
+            written, following_docs, following = await _all(
                 asyncio.to_thread(write_docs, db, docs), prepare(upcoming), read(upcoming)
             )
             yield written, count
@@ -271,6 +271,18 @@ class SideIndex:
         while rows := await scan.snapshot_scan(self.storage, after, BATCH):
             after = str(rows[-1]["id"])
             report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+
+
+async def _all(*steps: Awaitable[Any]) -> list[Any]:
+    """Run ``steps`` at once and return their results; when one fails, raise its error only
+    after every other step has ended. A plain ``gather`` raises at the first failure while a
+    write may still run in its thread: the caller would then close the index under it
+    (closing a SQLite connection another thread is using crashed the process)."""
+    results = await asyncio.gather(*steps, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
 
 
 def _int(value: Any) -> int:
