@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=PROG,
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
-        epilog="Run `zett-browser demo` to try it on a built-in demo store.",
+        epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
+        "search index), `zett-browser search [STORE] QUERY` (search from scripts); each has --help.",
     )
     parser.add_argument(
         "store",
