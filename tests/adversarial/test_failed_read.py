@@ -72,5 +72,7 @@ async def test_a_failed_page_read_clears_the_previous_sessions_rows(tmp_path: Pa
         breadcrumb = str(app.screen.query_one("#breadcrumb").render())
         assert "Pagination" in breadcrumb
         assert all(record.session_id == PAGINATION for record in view.records), "old rows under a new breadcrumb"
-        shown = "\n".join(line.text for line in view.rendered_lines())
+        lines = view.rendered_lines()
+        assert all("\n" not in segment.text for line in lines for segment in line), "one line per line"
+        shown = "\n".join(line.text for line in lines)
         assert "could not be read" in shown

@@ -17,6 +17,7 @@ process sync at a time while others keep searching.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -143,6 +144,8 @@ def open_checked(path: Path, identity: str) -> sqlite3.Connection:
         meta = read_meta(db)
         db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
     except sqlite3.Error:
+        with contextlib.suppress(NameError, sqlite3.Error):
+            db.close()  # before the files go: a late close would delete the new build's -wal
         remove(path)
         db = connect(path)
         meta = {}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import quote
 
 from ..text import clean
 from .query import Filter, Query, QueryError, Term, fts_string
@@ -220,7 +221,12 @@ class Searcher:
             return None
         # Opened read-write (our own cache file, never the store) so that WAL works
         # even when no writer has the -shm file open; nothing is written through it.
-        db = sqlite3.connect(self.path, timeout=5, check_same_thread=False)
+        # mode=rw never creates the file (a rebuild may have removed it since exists()).
+        uri = f"file:{quote(str(self.path), safe='/')}?mode=rw"
+        try:
+            db = sqlite3.connect(uri, uri=True, timeout=5, check_same_thread=False)
+        except sqlite3.OperationalError:
+            return None
         db.row_factory = sqlite3.Row
         return db
 

@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .query import Filter, Query
 from .search import _name, _where
@@ -98,7 +99,10 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
     empty = SessionMatch(frozenset(), frozenset(), partial=True)
     if not path.exists():
         return empty
-    db = sqlite3.connect(path, timeout=5, check_same_thread=False)
+    try:  # mode=rw never creates the file (a rebuild may have removed it since exists())
+        db = sqlite3.connect(f"file:{quote(str(path), safe='/')}?mode=rw", uri=True, timeout=5, check_same_thread=False)
+    except sqlite3.OperationalError:
+        return empty
     try:
         try:
             state = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()

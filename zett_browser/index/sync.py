@@ -110,7 +110,7 @@ class SideIndex:
                         yield progress
                     reason = report.reason if report.rebuilt else None
                 if reason is not None:
-                    db.close()
+                    await asyncio.to_thread(db.close)  # may checkpoint a killed build's WAL
                     await asyncio.to_thread(index_db.remove, self.path)
                     db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity)
                     report = SyncReport(rebuilt=True, reason=reason)

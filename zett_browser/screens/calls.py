@@ -66,11 +66,17 @@ async def find_partner(store: BrowsingStore, record: RawMessageRecord) -> RawMes
     return None
 
 
+#: Longest tool result parsed for the child session it names (task results are tiny).
+MAX_RESULT_JSON = 64_000
+
+
 def named_child(record: RawMessageRecord) -> str | None:
     """The child session a delegation names: a task result's JSON ``session_id``."""
     message = record.message
     if not (isinstance(message, ToolMessage) and isinstance(message.content, str)):
         return None
+    if len(message.content) > MAX_RESULT_JSON:
+        return None  # a task result is a small JSON object; never parse megabytes on the UI loop
     try:
         value: Any = json.loads(message.content)
     except ValueError:

@@ -289,7 +289,7 @@ class MainScreen(IndexingScreen):
         view = self.query_one(RawLogView)
         if view.records and all(record.session_id == session_id for record in view.records):
             return
-        view.show_page([], empty_text=f"This session's Raw Log could not be read: {clean(error)}")
+        view.show_page([], empty_text=f"This session's Raw Log could not be read: {one_line(error, 300)}")
         self._show_status([])
 
     def _show_status(self, records: list[RawMessageRecord]) -> None:
@@ -487,8 +487,11 @@ class MainScreen(IndexingScreen):
         session = self.open.node.session_id if self.open is not None else None
         try:
             found = await service.sessions_matching(query, session)
-        except ValueError as error:
+        except ValueError as error:  # a bad query: the message names the token
             self.notify(one_line(str(error), 200), severity="error", markup=False)
+            return
+        except Exception as error:  # noqa: BLE001 - a locked or damaged index: say so, keep the tree
+            self.notify(f"Could not filter the tree: {one_line(error, 200)}", severity="error", markup=False)
             return
         if found.partial:
             self.notify("The index is still being built: the filter may miss sessions", markup=False)
