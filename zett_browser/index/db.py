@@ -79,20 +79,6 @@ def index_file(identity: str, directory: Path) -> Path:
     return directory / f"{prefix}-{digest}.sqlite3"
 
 
-def index_path_for(store: object, directory: Path | None = None) -> Path | None:
-    """The index file of an open store (anything with ``path`` / ``target.url``), or None.
-
-    For code that holds a store behind the browsing protocol (the app's screens): the
-    same name :class:`~zett_browser.index.sync.SideIndex` gives it.
-    """
-    path = getattr(store, "path", None)
-    url = getattr(getattr(store, "target", None), "url", None)
-    if not isinstance(path, Path) and not isinstance(url, URL):
-        return None
-    identity = store_identity(path if isinstance(path, Path) else None, url if isinstance(url, URL) else None)
-    return index_file(identity, directory or default_dir())
-
-
 def store_fingerprint(path: Path | None) -> str:
     """What tells a replaced store file apart: device and inode (servers: their identity only)."""
     if path is None:
@@ -129,11 +115,6 @@ def remove(path: Path) -> None:
 def read_meta(db: sqlite3.Connection) -> dict[str, str]:
     """Every meta value (empty on a new file)."""
     return {str(key): str(value) for key, value in db.execute("SELECT key, value FROM meta")}
-
-
-def write_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
-    """Set meta values; call inside a write transaction."""
-    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
 
 
 def open_checked(path: Path, identity: str) -> sqlite3.Connection:
