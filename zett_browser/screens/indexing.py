@@ -20,6 +20,7 @@ from ..model.search import BuildProgress, SearchHit
 from ..widgets.line import TextLine
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import one_line
+from ..widgets.session_tree import SessionTree
 from .watch import WatchingScreen
 
 #: Seconds between repaints of the progress line (and before it first shows).
@@ -201,3 +202,41 @@ class IndexingScreen(WatchingScreen):
             place = sequences.index(ahead[0]) + 1
             self.notify(f"Hit {place} of {len(sequences)} in this session", markup=False, timeout=2)
             self.show_sequence(ahead[0])
+
+    # ---------------------------------------------------------------- tree filter (issue 11)
+
+    def action_filter_tree(self) -> None:
+        """``F``: show only the sessions the last search matches (``esc`` in the tree clears)."""
+        if not self.search_text:
+            self.notify("Search first (/): F then filters the tree by that query", markup=False)
+            return
+        self.apply_tree_filter(self.search_text)
+        self.query_one(SessionTree).focus()
+
+    @work(group="tree-filter", exclusive=True, exit_on_error=False)
+    async def apply_tree_filter(self, query: str) -> None:
+        """Filter the tree by a query of the search language; an empty query clears it.
+
+        The matching sessions come from the side index; a bad query or search switched off
+        is a one-line notice.
+        """
+        tree = self.query_one(SessionTree)
+        if not query.strip():
+            tree.clear_filter()
+            return
+        service = self.options.search
+        if service is None:
+            self.notify("Search is off (--no-index): no tree filter", severity="warning", markup=False)
+            return
+        session = self.open.node.session_id if self.open is not None else None
+        try:
+            found = await service.sessions_matching(query, session)
+        except ValueError as error:  # a bad query: the message names the token
+            self.notify(one_line(str(error), 200), severity="error", markup=False)
+            return
+        except Exception as error:  # noqa: BLE001 - a locked or damaged index: say so, keep the tree
+            self.notify(f"Could not filter the tree: {one_line(error, 200)}", severity="error", markup=False)
+            return
+        if found.partial:
+            self.notify("The index is still being built: the filter may miss sessions", markup=False)
+        tree.apply_filter(set(found.matching), set(found.visible), query)
