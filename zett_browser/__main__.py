@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import re
 import shutil
 import sys
@@ -38,6 +39,12 @@ MAX_PAGE_SIZE = 1000
 DEFAULT_PAGE_SIZE = 50
 #: Sequences are SQLite/SQL INTEGERs: at most 2^63 - 1.
 MAX_SEQUENCE = 2**63 - 1
+#: Subcommands besides ``demo``: name -> (module, function taking argv, returning the exit
+#: status). Each lives in its own module, imported only when it runs.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "index": (".cli_index", "main_index"),
+    "search": (".cli_index", "main_search"),
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -286,10 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
-    if arguments[:1] in (["index"], ["search"]):
-        from .cli_index import main_index, main_search
-
-        return (main_index if arguments[0] == "index" else main_search)(arguments[1:])
+    if arguments and arguments[0] in SUBCOMMANDS:
+        module_name, function_name = SUBCOMMANDS[arguments[0]]
+        module = importlib.import_module(module_name, __package__)
+        command: Callable[[list[str]], int] = getattr(module, function_name)
+        return command(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(arguments)
     if args.seq is not None and args.session is None:
