@@ -164,6 +164,35 @@ KEYMAP: tuple[Row, ...] = (
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
     ),
     Row(
+        "`Y`",
+        "anywhere, detail view",
+        "copy the current message's whole text to the clipboard (OSC 52; up to 100 KB, "
+        "more than terminals take: then `v` or `E`)",
+        (
+            _k("Y", "take('copy')", "Copy msg", "main", command="Copy the message's text"),
+            _k("Y", "take('copy')", "Copy", "detail", palette=False),
+        ),
+    ),
+    Row(
+        "`v`",
+        "anywhere, detail view",
+        "open the current message whole, as plain text, in `$PAGER` (default `less`); the app waits until it exits",
+        (
+            _k("v", "take('pager')", "Pager", "main", command="Open the message in the pager"),
+            _k("v", "take('pager')", "Pager", "detail", palette=False),
+        ),
+    ),
+    Row(
+        "`E`",
+        "anywhere, detail view",
+        "open the current message whole in `$EDITOR` (default `vi`, else `nano`): a read-only "
+        "temporary file, removed when the editor exits",
+        (
+            _k("E", "take('editor')", "Editor", "main", command="Open the message in the editor"),
+            _k("E", "take('editor')", "Editor", "detail", palette=False),
+        ),
+    ),
+    Row(
         "`/`",
         "anywhere",
         "search the whole history (the search view below; the query syntax is at the end of this help)",

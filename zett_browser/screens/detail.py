@@ -17,6 +17,7 @@ from textual.widgets.text_area import Selection
 from ..formatting import human_size
 from ..keymap import bindings
 from ..widgets.safe import clean
+from .outside import take_text
 
 #: Characters shown at once. Textual's TextArea lays out all of its text (10 KB of long
 #: lines: ~2 ms; 220 KB: 60 ms; one 200 KB line: 200 ms, measured), so a 50 MB message
@@ -83,6 +84,7 @@ class MessageDetail(ModalScreen[None]):
         self.body = ""
         self.starts: list[int] = [0]
         self.part = 0
+        self.loaded = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(clean(self.title_text), style="bold"), id="detail-title")
@@ -110,6 +112,7 @@ class MessageDetail(ModalScreen[None]):
 
     def _loaded(self, text: str) -> None:
         self.body = text
+        self.loaded = True
         self.starts = split_parts(text)
         self._show_part(0)
         self.query_one(PartArea).focus()
@@ -154,6 +157,13 @@ class MessageDetail(ModalScreen[None]):
     def action_bottom(self) -> None:
         self._show_part(len(self.starts) - 1, at_end=True)
 
+    def action_take(self, how: str) -> None:
+        """``Y`` ``v`` ``E``: the whole text (every part) to the clipboard, pager or editor."""
+        if self.loaded:
+            take_text(self, self.body, how, clean(self.title_text))
+        else:
+            self.notify("Still loading", markup=False)
+
     def action_find(self) -> None:
         field = self.query_one("#detail-find", Input)
         field.add_class("shown")
@@ -171,9 +181,18 @@ class MessageDetail(ModalScreen[None]):
         event.stop()
         self.find(event.value)
 
-    def _cursor_offset(self) -> int:
-        """The cursor's character offset in the whole text."""
-        row, column = self.query_one(PartArea).cursor_location
+    def _find_from(self) -> int:
+        """Where the next find starts: just after the selected match's first character
+        (a match right after it is found next), else at the cursor itself (a match at the
+        very top is found from the top)."""
+        selection = self.query_one(PartArea).selection
+        if selection.start != selection.end:
+            return self._offset(min(selection.start, selection.end)) + 1
+        return self._offset(selection.end)
+
+    def _offset(self, location: tuple[int, int]) -> int:
+        """The character offset in the whole text of a (row, column) of the part shown."""
+        row, column = location
         text = self._part_text(self.part)
         offset = 0
         for _ in range(row):
@@ -191,7 +210,7 @@ class MessageDetail(ModalScreen[None]):
         if not query:
             return False
         fold = query == query.lower()
-        start = self._cursor_offset() + 1
+        start = self._find_from()
         first = max(0, bisect_right(self.starts, start) - 1)
         count = len(self.starts)
         for step, index in enumerate([*range(first, count), *range(0, first + 1)]):

@@ -36,6 +36,7 @@ from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
 from .help import HelpScreen
 from .indexing import IndexingScreen, IndexLine
+from .outside import take_record
 from .reads import read_window
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 
@@ -400,6 +401,10 @@ class MainScreen(IndexingScreen):
             session_id = self.open.node.session_id
             self.app.copy_to_clipboard(session_id)
             self.notify(f"Copied the session id {clean(session_id)}", markup=False, timeout=4)
+
+    def action_take(self, how: str) -> None:
+        """``Y`` ``v`` ``E``: the Raw Log's current message to the clipboard, pager or editor."""
+        take_record(self, self.query_one(RawLogView).current, how)
 
     def action_back(self) -> None:
         place, self.history = paging.pop_place(self.history)
