@@ -59,6 +59,23 @@ async def shoot(
     return target
 
 
+def shoot_served(store: Path, directory: Path) -> Path:
+    """``zett-browser serve`` on the demo store, photographed in headless Chromium."""
+    import sys
+    import time
+
+    sys.path.insert(0, str(HERE.parent))  # tests/served.py drives the browser
+    from tests.served import chromium, screen_text, serving, wait_for
+
+    target = HERE / "serve.png"
+    with serving(store, "--no-index", "--session", MIGRATION) as url, chromium(directory / "profile", size=(1400, 860)) as driver:
+        driver.get(url)
+        wait_for(lambda: "RAW LOG" in screen_text(driver), 45, "the served app")
+        time.sleep(2)  # the inspector and the page painted
+        driver.save_screenshot(str(target))
+    return target
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         store = await build_demo_store(Path(directory) / "demo.sqlite3", now=NOW)
@@ -69,6 +86,7 @@ async def main() -> None:
             if shutil.which("rsvg-convert"):
                 subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
             print("wrote", svg)
+        print("wrote", shoot_served(store, Path(directory)))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Provides ``zett-browser serve``: the same app, in a web page, through textual-serve.
 
 ``zett-browser serve [STORE] [--host 127.0.0.1] [--port 8000] [--public-url URL]
-[--page-size N] [--no-index] [--index-dir DIR]``
+[--session ID] [--page-size N] [--no-index] [--index-dir DIR]``
 
 The store is checked here first, exactly as the main command checks it (:func:`open_store`
 and :func:`preflight`; a problem is one line and exit status 2). textual-serve then starts
@@ -62,6 +62,7 @@ def build_serve_parser() -> argparse.ArgumentParser:
         help="the address browsers use to reach the page (default http://HOST:PORT; set it when "
         "listening on 0.0.0.0 or behind a proxy)",
     )
+    parser.add_argument("--session", metavar="ID", help="open this session in each page")
     add_page_size(parser)
     parser.add_argument("--no-index", action="store_true", help="browse without the side index (no search)")
     parser.add_argument("--index-dir", metavar="DIR", type=Path, help="where index files live")
@@ -87,6 +88,8 @@ def page_url(host: str, port: int) -> str:
 def child_argv(args: argparse.Namespace) -> list[str]:
     """The ``zett-browser`` arguments each served app runs with."""
     argv = [] if args.store is None else [args.store]
+    if args.session is not None:
+        argv += ["--session", args.session]
     argv += ["--page-size", str(args.page_size)]
     if args.no_index:
         argv.append("--no-index")
@@ -101,7 +104,7 @@ def main_serve(argv: list[str]) -> int:
     secrets = secrets_of(args.store)
     try:
         storage = open_store(args.store)
-        problem = asyncio.run(preflight(storage, None))
+        problem = asyncio.run(preflight(storage, args.session))
     except StoreError as error:
         return report(error, debug=False, secrets=secrets)
     if problem is not None:

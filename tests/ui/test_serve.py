@@ -96,6 +96,10 @@ def test_a_store_that_cannot_be_browsed_is_one_line_and_exit_2(
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("zett-browser: No store at") and "nope.sqlite3" in error
     assert list(tmp_path.iterdir()) == []
+    store = served_store(tmp_path)
+    assert main(["serve", str(store), "--session", "no-such-session"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("zett-browser: no session 'no-such-session' in")
     with pytest.raises(SystemExit) as exit_:
         main(["serve", "--port", "70000"])
     assert exit_.value.code == 2
@@ -141,3 +145,5 @@ def test_loopback_and_the_served_apps_arguments() -> None:
     args = build_serve_parser().parse_args(["postgresql://u:secret@h/db", "--no-index", "--page-size", "20"])
     assert child_argv(args) == ["postgresql://u:secret@h/db", "--page-size", "20", "--no-index"]
     assert child_argv(build_serve_parser().parse_args([])) == ["--page-size", "50"]
+    with_session = build_serve_parser().parse_args(["s.sqlite3", "--session", "abc"])
+    assert child_argv(with_session) == ["s.sqlite3", "--session", "abc", "--page-size", "50"]
