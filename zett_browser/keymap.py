@@ -164,32 +164,14 @@ KEYMAP: tuple[Row, ...] = (
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
     ),
     Row(
-        "`Y`",
-        "anywhere, detail view",
-        "copy the current message's whole text to the clipboard (OSC 52; up to 100 KB, "
-        "more than terminals take: then `v` or `E`)",
+        "`Y` `v` `E`",
+        "anywhere",
+        "the Raw Log's current message, whole: `Y` copies it (OSC 52, up to 100 KB), `v` opens it in "
+        "`$PAGER` (`less`), `E` in `$EDITOR` (`vi`, `nano`; read-only)",
         (
             _k("Y", "take('copy')", "Copy msg", "main", command="Copy the message's text"),
-            _k("Y", "take('copy')", "Copy", "detail", palette=False),
-        ),
-    ),
-    Row(
-        "`v`",
-        "anywhere, detail view",
-        "open the current message whole, as plain text, in `$PAGER` (default `less`); the app waits until it exits",
-        (
             _k("v", "take('pager')", "Pager", "main", command="Open the message in the pager"),
-            _k("v", "take('pager')", "Pager", "detail", palette=False),
-        ),
-    ),
-    Row(
-        "`E`",
-        "anywhere, detail view",
-        "open the current message whole in `$EDITOR` (default `vi`, else `nano`): a read-only "
-        "temporary file, removed when the editor exits",
-        (
             _k("E", "take('editor')", "Editor", "main", command="Open the message in the editor"),
-            _k("E", "take('editor')", "Editor", "detail", palette=False),
         ),
     ),
     Row(
@@ -247,6 +229,16 @@ KEYMAP: tuple[Row, ...] = (
         (
             _k("g", "top", "Top", "detail", footer=True, palette=False),
             _k("G", "bottom", "Bottom", "detail", footer=True, palette=False),
+        ),
+    ),
+    Row(
+        "`Y` `v` `E`",
+        "detail view",
+        "the same for the message shown: every part of it, copied or opened whole",
+        (
+            _k("Y", "take('copy')", "Copy", "detail", palette=False),
+            _k("v", "take('pager')", "Pager", "detail", palette=False),
+            _k("E", "take('editor')", "Editor", "detail", palette=False),
         ),
     ),
     Row(
