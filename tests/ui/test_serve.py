@@ -75,15 +75,14 @@ def test_the_served_page_shows_the_app_answers_keys_and_keeps_hostile_text_liter
         wait_for(lambda: "expand a node and load its delegated" in screen_text(driver), 15, "the key help")
         press(driver, "\ue00c")  # ...and escape closes it
         wait_for(lambda: "expand a node and load its delegated" not in screen_text(driver), 15, "the help to close")
-        driver.execute_cdp_cmd(
-            "Browser.grantPermissions", {"origin": url.rstrip("/"), "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}
-        )
+        allowed = ["clipboardReadWrite", "clipboardSanitizedWrite"]  # what a user grants when asked
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": url.rstrip("/"), "permissions": allowed})
         press(driver, ":")  # jump to #3, the hostile message...
         time.sleep(1)  # the field takes the focus
         press(driver, "3\ue007")
         time.sleep(1)
-        press(driver, "Y")
-        wait_for(lambda: "Copied message #3" in screen_text(driver), 15, "the copy notice")  # ...and copy it (OSC 52 to the page's terminal)
+        press(driver, "Y")  # ...and copy it (OSC 52 to the page's terminal)
+        wait_for(lambda: "Copied message #3" in screen_text(driver), 15, "the copy notice")
         copied = wait_for(lambda: "#3 user" in (text := clipboard(driver)) and text, 15, "the copied message")
         assert copied.startswith("#3 user") and "clear␛[2J link ␛]8;;http://evil.example/␇click" in copied
         assert "\x1b" not in copied and "\x9b" not in copied, "the cleaned text, not the store's escapes"
