@@ -157,6 +157,9 @@ def run_served() -> int:
     """One served app: ``zett-browser`` with the arguments ``serve`` checked."""
     from .__main__ import main
 
+    if ARGV_VARIABLE not in os.environ:
+        print(f"{PROG}: this module is run by `{PROG} serve`, not by hand", file=sys.stderr)
+        return 2
     return main(json.loads(os.environ[ARGV_VARIABLE]))
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.pilot import Pilot
-
 from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
+from tests.ui.detail_helpers import open_detail
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.screens.detail import PART, MessageDetail, PartArea
-from zett_browser.widgets.rawlog import RawLogView
 
 
 def one_megabyte_result(tmp_path: Path) -> tuple[Path, str]:
@@ -27,17 +25,6 @@ def one_megabyte_result(tmp_path: Path) -> tuple[Path, str]:
     path = copy_agent_run(tmp_path)
     set_json_content(path, "raw_messages", "session_id = ? and sequence = ?", (MAIN, TOOL_RESULT), text)
     return path, text
-
-
-async def open_detail(pilot: Pilot[None]) -> MessageDetail:
-    await settle(pilot)
-    view = pilot.app.screen.query_one(RawLogView)
-    view.focus()
-    await pilot.press("enter")
-    await settle(pilot)
-    detail = pilot.app.screen
-    assert isinstance(detail, MessageDetail)
-    return detail
 
 
 def offset_of_selection(detail: MessageDetail) -> int:

@@ -22,17 +22,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.adversarial.hostile import HOSTILE_CHILD, INJECTED, hostile_store
 from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
-from tests.adversarial.test_untrusted_text import HOSTILE_CHILD, INJECTED, hostile_store
 from tests.support import listing
+from tests.ui.detail_helpers import open_detail
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import ZettBrowserApp, make_app
 from zett_browser.formatting import full_text
 from zett_browser.screens.outside import COPY_LIMIT, command_for
 from zett_browser.storage import open_store
 from zett_browser.widgets.rawlog import RawLogView
-
-from .test_detail_whole import open_detail
 
 
 def notices(app: ZettBrowserApp) -> list[str]:

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.adversarial.hostile import CONTENT, PARENT, hostile_store
 from tests.adversarial.large import set_json_content
-from tests.adversarial.test_untrusted_text import CONTENT, PARENT, hostile_store
 from tests.served import chromium, missing, press, screen_text, serving, wait_for
 from tests.support import listing
 from zett_browser.__main__ import main

@@ -50,11 +50,12 @@ PROGRAMS: dict[Program, tuple[str, tuple[str, ...]]] = {
 
 def copy_text(app: App[object], text: str, what: str) -> None:
     """Copy ``text`` with OSC 52, or say why not (too big for terminals to take)."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    # Characters first: a 50 MB text is refused without encoding it on the UI thread.
+    size = len(text) if len(text) > COPY_LIMIT else len(text.encode("utf-8", "surrogatepass"))
     if size > COPY_LIMIT:
         app.notify(
-            f"{what} is {human_size(size)}: too big to copy through the terminal "
-            f"(limit {human_size(COPY_LIMIT)}); v opens it in the pager, E in the editor",
+            f"{what} is over {human_size(COPY_LIMIT)} ({human_size(size)}): too big to copy through "
+            "the terminal; v opens it in the pager, E in the editor",
             severity="warning",
             markup=False,
             timeout=8,
