@@ -40,6 +40,7 @@ ARGV_VARIABLE = "ZETT_BROWSER_SERVED_ARGV"
 DEFAULT_PORT = 8000
 #: textual-serve's page loads a font from a public host; served history pages load nothing
 #: from elsewhere (the terminal falls back to the browser's monospace font).
+URL = re.compile(r"https?://[A-Za-z0-9.\-_~:\[\]%@/]+")
 FONT_LINK = re.compile(r"<link[^>]*fonts\.googleapis\.com[^>]*>\s*")
 
 
@@ -59,6 +60,7 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--public-url",
         metavar="URL",
+        type=public_url,
         help="the address browsers use to reach the page (default http://HOST:PORT; set it when "
         "listening on 0.0.0.0 or behind a proxy)",
     )
@@ -67,6 +69,14 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-index", action="store_true", help="browse without the side index (no search)")
     parser.add_argument("--index-dir", metavar="DIR", type=Path, help="where index files live")
     return parser
+
+
+def public_url(text: str) -> str:
+    """An argparse type: an ``http(s)://`` URL with nothing an HTML attribute would end at
+    (textual-serve writes it into the page unescaped)."""
+    if not URL.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected http://HOST[:PORT] or https://..., got {text[:60]!r}")
+    return text.rstrip("/")
 
 
 def is_loopback(host: str) -> bool:

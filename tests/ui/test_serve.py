@@ -118,10 +118,11 @@ def test_a_store_that_cannot_be_browsed_is_one_line_and_exit_2(
     assert main(["serve", str(store), "--session", "no-such-session"]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("zett-browser: no session 'no-such-session' in")
-    with pytest.raises(SystemExit) as exit_:
-        main(["serve", "--port", "70000"])
-    assert exit_.value.code == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    for bad in (["--port", "70000"], ["--public-url", 'http://x/"><script>'], ["--public-url", "ftp://x"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["serve", *bad])
+        assert exit_.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1, bad
 
 
 def test_off_loopback_it_warns_and_a_port_it_cannot_take_is_one_line(tmp_path: Path) -> None:
@@ -163,5 +164,8 @@ def test_loopback_and_the_served_apps_arguments() -> None:
     args = build_serve_parser().parse_args(["postgresql://u:secret@h/db", "--no-index", "--page-size", "20"])
     assert child_argv(args) == ["postgresql://u:secret@h/db", "--page-size", "20", "--no-index"]
     assert child_argv(build_serve_parser().parse_args([])) == ["--page-size", "50"]
+    assert build_serve_parser().parse_args(["--public-url", "https://h.example:8443/"]).public_url == (
+        "https://h.example:8443"
+    )
     with_session = build_serve_parser().parse_args(["s.sqlite3", "--session", "abc"])
     assert child_argv(with_session) == ["s.sqlite3", "--session", "abc", "--page-size", "50"]
