@@ -7,7 +7,7 @@ pager's display cannot act on an escape the store held.
 The clipboard goes through Textual's :meth:`App.copy_to_clipboard`: OSC 52 with the text
 in base64, written by the app after cleaning (cleaning never sees the app's own sequence),
 and base64 cannot carry an ESC or BEL, so nothing in the text can end the sequence early.
-Terminals cap what OSC 52 carries (hterm and tmux around 100 KB, some less), so a bigger
+Terminals cap what OSC 52 carries (each its own limit; 100 KB is a cautious choice), so a bigger
 text is not sent cut: a notice says so and points at the pager and editor keys.
 
 The pager and editor get the whole text in a temporary file of their own (mode 0600, the
