@@ -1,4 +1,4 @@
-"""Provides the Markdown export: reads well on GitHub, and store text stays text.
+r"""Provides the Markdown export: reads well on GitHub, and store text stays text.
 
 Every string from the store reaches the file in one of three forms, none of which GitHub
 interprets:
