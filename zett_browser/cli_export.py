@@ -17,7 +17,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TextIO
 
 from .__main__ import OneLineParser
 from .export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
@@ -146,6 +145,10 @@ def main_export(argv: list[str]) -> int:
         return 2
     try:
         report = asyncio.run(export_to(args.store, args.session, options, args.output, force=args.force))
+    except BrokenPipeError:
+        # The reader of stdout stopped (``| head``): not an error of the export.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (StoreError, ExportError, OSError) as error:
         print(f"{PROG}: {one_line(error, 300)}", file=sys.stderr)
         return 2
