@@ -12,17 +12,15 @@ stderr and exit status 2; the redaction count and what was written go to stderr.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .__main__ import OneLineParser
 from .export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
-from .formatting import human_size
+from .export.files import describe, export_file
 from .storage import StoreError, open_store
-from .text import clean, one_line
+from .text import one_line
 
 PROG = "zett-browser export"
 
@@ -77,55 +75,6 @@ async def export_to(
         return await export_file(storage, session, options, output, force=force)
     finally:
         await storage.close()
-
-
-async def export_file(storage: object, session: str, options: ExportOptions, output: Path, *, force: bool) -> ExportReport:
-    """Write an export to ``output`` through a temporary file beside it (see the module docstring).
-
-    Raises:
-        ExportError: ``output`` exists (without ``force``) or its directory does not.
-    """
-    if output.exists() and not force:
-        raise ExportError(f"{output} exists: choose another file or add --force")
-    directory = output.parent if str(output.parent) else Path(".")
-    if not directory.is_dir():
-        raise ExportError(f"no directory {directory} to write {output.name} in")
-    handle, temporary = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".part", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            report = await export_session(storage, session, out, options)  # type: ignore[arg-type]
-        os.chmod(temporary, 0o644 & ~_umask())
-        if force:
-            os.replace(temporary, output)
-        else:
-            try:
-                os.link(temporary, output)  # fails if output appeared meanwhile: never replaced silently
-            except FileExistsError:
-                raise ExportError(f"{output} exists: choose another file or add --force") from None
-            except OSError:
-                if output.exists():
-                    raise ExportError(f"{output} exists: choose another file or add --force") from None
-                os.replace(temporary, output)
-        return report
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def describe(report: ExportReport, output: Path | None) -> str:
-    """One line on what an export wrote."""
-    sessions = f" in {report.sessions} sessions" if report.sessions > 1 else ""
-    where = ""
-    if output is not None:
-        where = f" to {clean(output)} ({human_size(output.stat().st_size)})"
-    line = f"exported {report.messages:,} messages{sessions}{where} in {report.seconds:.1f} s"
-    return line
 
 
 def main_export(argv: list[str]) -> int:

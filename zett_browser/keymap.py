@@ -20,7 +20,9 @@ from textual.binding import Binding, BindingType
 #: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
 #: the live demo (bound when it runs), the inspector, the detail view, the search view
 #: and its list of hits, or Textual itself.
-Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual"]
+Scope = Literal[
+    "app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual", "export"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +164,15 @@ KEYMAP: tuple[Row, ...] = (
         "anywhere",
         "copy the open session's full id (shown in the header) to the clipboard (OSC 52)",
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
+    ),
+    Row(
+        "`e`",
+        "anywhere",
+        "export the open session (and its delegated sessions) to a Markdown, HTML or JSON file (`escape` closes)",
+        (
+            _k("e", "export", "Export", "main", command="Export the session to a file"),
+            _k("escape", "close", "Close", "export", palette=False),
+        ),
     ),
     Row(
         "`/`",

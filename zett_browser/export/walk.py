@@ -130,7 +130,8 @@ class Walk:
         if self.subtree:
             children, labels = await self._children(session_id)
             wanted = set(children)
-            by_call = {call: child for call, child in (await task_links(self.storage, session_id)).items() if child in wanted}
+            links = await task_links(self.storage, session_id)
+            by_call = {call: child for call, child in links.items() if child in wanted}
         self.writer.start_session(head)
         after = None
         while True:

@@ -34,6 +34,7 @@ from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
+from .export import ExportDialog
 from .help import HelpScreen
 from .indexing import IndexingScreen, IndexLine
 from .reads import read_window
@@ -400,6 +401,13 @@ class MainScreen(IndexingScreen):
             session_id = self.open.node.session_id
             self.app.copy_to_clipboard(session_id)
             self.notify(f"Copied the session id {clean(session_id)}", markup=False, timeout=4)
+
+    def action_export(self) -> None:
+        """Open the export dialog on the open session (``e``)."""
+        if self.open is not None and self.options.exporter is not None:
+            node = self.open.node
+            name = node.title or node.label_hint or node.agent_name or node.session_id
+            self.app.push_screen(ExportDialog(self.options.exporter, node.session_id, name))
 
     def action_back(self) -> None:
         place, self.history = paging.pop_place(self.history)
