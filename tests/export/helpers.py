@@ -49,7 +49,8 @@ def table_rows(
     connection = sqlite3.connect(path)
     try:
         found = {}
-        for table, column in (("agent_sessions", "id"), ("raw_messages", "session_id"), ("session_snapshots", "session_id")):
+        tables = (("agent_sessions", "id"), ("raw_messages", "session_id"), ("session_snapshots", "session_id"))
+        for table, column in tables:
             names = _columns(like or path, table)
             rows = connection.execute(f"select {', '.join(names)} from {table}").fetchall()
             index = names.index(column)

@@ -14,7 +14,11 @@ from tests.support import DELEGATING_PARENT, KITCHEN
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zett_browser", "export", *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "zett_browser", "export", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 

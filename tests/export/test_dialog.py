@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.widgets import Checkbox, Input, RadioButton, Static
 
 from tests.export.helpers import copy_fixture
 from tests.support import DELEGATING_PARENT
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.screens.export import ExportDialog, default_path
-from textual.widgets import Checkbox, Input, RadioButton, Static
 
 
 async def _open_dialog(pilot, app) -> ExportDialog:  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ class Articles(HTMLParser):
             self.depth -= 1
 
 
-def _json_sequences(session: dict, found: list[tuple[str, int]]) -> None:
+def _json_sequences(session: dict[str, Any], found: list[tuple[str, int]]) -> None:
     for item in session["messages"]:
         if "session" in item:
             found.append((item["session"]["row"]["id"], 0))

@@ -23,7 +23,10 @@ from zett_browser.export.markdown import literal
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)">x</a>'
-MARKDOWN = "# Fake heading\n\n```\n</details>\n<details open>\n[link](javascript:alert(4)) ![i](http://x/y.png)\n| a | b |\n|---|---|\n$x^2$ &amp; &lt;"
+MARKDOWN = (
+    "# Fake heading\n\n```\n</details>\n<details open>\n[link](javascript:alert(4)) ![i](http://x/y.png)\n"
+    "| a | b |\n|---|---|\n$x^2$ &amp; &lt;"
+)
 ESCAPES = "\x1b]0;PWN\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07"
 SESSION = "hostile-session"
 
@@ -37,7 +40,8 @@ async def _hostile_store(path: Path) -> Path:
         await storage.append(
             SESSION, "r1", AssistantMessage(content=MARKDOWN, reasoning=EVIL + ESCAPES, tool_calls=(call,))
         )
-        await storage.append(SESSION, "r1", ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN))
+        result = ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN)
+        await storage.append(SESSION, "r1", result)
     finally:
         await storage.close()
     return path
@@ -59,8 +63,29 @@ class Elements(HTMLParser):
 
 
 #: Every element and attribute the HTML export writes itself.
-OWN_TAGS = {"html", "head", "meta", "title", "style", "body", "section", "p", "ul", "li", "article", "div", "pre",
-            "details", "summary", "h1", "h2", "h3", "h4", "h5", "h6"}
+OWN_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "section",
+    "p",
+    "ul",
+    "li",
+    "article",
+    "div",
+    "pre",
+    "details",
+    "summary",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
 OWN_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
 
 
@@ -74,7 +99,7 @@ async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path)
     shown = "".join(parser.text)
     assert "<script>alert(1)</script>" in shown and "onerror=alert(2)" in shown
     assert "\x1b" not in text and "␛]0;PWN" in shown
-    assert 'content="default-src \'none\'; style-src \'unsafe-inline\'"' in text
+    assert "content=\"default-src 'none'; style-src 'unsafe-inline'\"" in text
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")

@@ -10,7 +10,7 @@ import pytest
 from tests.export.helpers import export_text
 from zett_browser.export.redact import MARK, Redactor
 from zett_browser.export.restore import restore
-from zett_browser.storage import SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage, AssistantMessage
+from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\nabc+/def==\n-----END RSA PRIVATE KEY-----"
 CASES = [

@@ -79,7 +79,7 @@ class HtmlWriter:
             self.started = True
             title = f"zett-browser export: {self.redact(clean(name))}"
             self.out.write(_HEAD.format(version=__version__, title=html.escape(title, quote=True), style=STYLE))
-            self.out.write(f"<p class=\"facts\">exported {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC</p>\n")
+            self.out.write(f'<p class="facts">exported {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC</p>\n')
         level = min(1 + head.depth, 2)
         css = "session delegated" if head.depth else "session"
         self.out.write(f'<section class="{css}">\n<h{level}>{"↳ " * head.depth}{self._text(name)}</h{level}>\n')

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import MessageTiming, ModelUsage
+from ..model import CompactedMessage, MessageTiming, ModelUsage
 from ..storage import SQLSessionStorage, decode_messages
 from .jsondoc import FORMAT
 
@@ -68,7 +68,14 @@ def _usage(row: Mapping[str, Any]) -> ModelUsage | None:
     names = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
     if all(row[name] is None for name in names):
         return None
-    return ModelUsage(**{name: row[name] or 0 for name in names})
+    values = [int(row[name] or 0) for name in names]
+    return ModelUsage(
+        input_tokens=values[0],
+        output_tokens=values[1],
+        cache_read_tokens=values[2],
+        cache_write_tokens=values[3],
+        reasoning_tokens=values[4],
+    )
 
 
 class _Restore:
@@ -130,6 +137,8 @@ class _Restore:
 
     async def snapshot(self, row: Mapping[str, Any]) -> None:
         (message,) = decode_messages(row["message_json"])
+        if not isinstance(message, CompactedMessage):
+            raise RestoreError(f"snapshot {row['id']}: its message is not a checkpoint")
         self.stamps.now = _time(row["created_at"])  # type: ignore[assignment]
         self.stamps.next_id = row["id"]
         await self.storage.snapshot(row["session_id"], message, row["compacted_through_sequence"], row["version"] - 1)

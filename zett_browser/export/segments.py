@@ -71,9 +71,12 @@ def segments(blocks: list[Block], choices: ExportChoices, scrub: Callable[[str],
         role = block.spans[0].role
         text = scrub(block.text)
         if current is not None and (
-            current.kind == "call" and role in _CALL_PARTS
-            or current.kind == "result" and role in _RESULT_PARTS
-            or current.kind == "reasoning" and role == "reasoning"
+            current.kind == "call"
+            and role in _CALL_PARTS
+            or current.kind == "result"
+            and role in _RESULT_PARTS
+            or current.kind == "reasoning"
+            and role == "reasoning"
         ):
             if not current.omitted:
                 current.lines.append(text)
