@@ -159,3 +159,23 @@ def test_literal_escapes_structure_and_keeps_text() -> None:
     assert literal("  code") == "&nbsp;&nbsp;code"
     assert literal("<b>&amp;</b>") == "\\<b\\>\\&amp;\\</b\\>"
     assert literal("a $x$ ~~s~~ | `c`") == "a \\$x\\$ \\~\\~s\\~\\~ \\| \\`c\\`"
+
+
+async def test_markdown_rendered_by_a_commonmark_parser_makes_no_element_from_the_store(tmp_path: Path) -> None:
+    """markdown-it-py (CommonMark with GitHub's tables and strikethrough, raw HTML on, as GitHub
+    parses before sanitizing) renders the export: only the exporter's own elements appear, and
+    the hostile text is there literally."""
+    from markdown_it import MarkdownIt
+
+    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    text, report = await export_text(store, SESSION, format="md")
+    rendered = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
+    parser = Elements()
+    parser.feed(rendered)
+    own = {"h1", "h3", "p", "br", "pre", "code", "details", "summary", "ul", "li", "em"}
+    assert parser.tags <= own, parser.tags - own
+    assert parser.attributes <= {"class"}  # fences' language class only
+    shown = "".join(parser.text)
+    assert "<script>alert(1)</script>" in shown and "[link](javascript:alert(4))" in shown
+    assert "# Fake heading" in shown and "| a | b |" in shown and "$x^2$ &amp; &lt;" in shown
+    assert rendered.count("<h3>") == report.messages
