@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
 
@@ -48,11 +48,13 @@ class ExportDialog(ModalScreen[None]):
     BINDINGS = bindings("export")
     DEFAULT_CSS = """
     ExportDialog { align: center middle; }
-    ExportDialog > #export-box { width: 72; max-width: 100%; height: auto; padding: 0 2;
+    ExportDialog > #export-box { width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
         background: $panel; border: round $primary; }
-    ExportDialog #export-formats { width: 100%; }
+    ExportDialog RadioSet { border: none; padding: 0; width: 100%; height: auto; }
+    ExportDialog Checkbox { border: none; padding: 0; height: 1; }
     ExportDialog #export-path { width: 100%; }
-    ExportDialog #export-buttons { height: auto; margin-top: 1; }
+    ExportDialog #export-buttons { height: auto; }
+    ExportDialog Button { min-width: 12; }
     ExportDialog #export-status { height: auto; color: $text-muted; }
     """
 
@@ -65,7 +67,7 @@ class ExportDialog(ModalScreen[None]):
         self.suggested = default_path(session_id, "md")
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="export-box"):
+        with VerticalScroll(id="export-box"):
             yield Label(plain("Export " + one_line(self.session_title, 60), "bold"))
             with RadioSet(id="export-formats"):
                 for number, (key, title) in enumerate(FORMATS):
