@@ -31,7 +31,7 @@ async def test_the_dialog_writes_a_subtree_json_file(tmp_path: Path, monkeypatch
     notes: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await _open_dialog(pilot, app)
-        assert dialog.query_one("#export-path", Input).value == str(tmp_path / f"zett-{DELEGATING_PARENT}.md")
+        assert dialog.query_one("#export-path", Input).value == f"zett-{DELEGATING_PARENT}.md"  # in the current directory
         json_button = [b for b in dialog.query(RadioButton) if b.name == "json"][0]
         json_button.value = True
         await settle(pilot)
@@ -47,7 +47,7 @@ async def test_the_dialog_writes_a_subtree_json_file(tmp_path: Path, monkeypatch
     written = tmp_path / f"zett-{DELEGATING_PARENT}.json"
     document = json.loads(written.read_text())
     assert [item["session"]["row"]["id"] for item in document["session"]["messages"] if "session" in item]
-    assert notes and "exported 7 messages in 3 sessions to " in notes[-1]
+    assert notes and f"exported 7 messages in 3 sessions to {written} (" in notes[-1]
 
 
 async def test_an_existing_file_is_kept_and_the_error_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,6 +24,6 @@ class StoreExporter:
             usage=request.usage,
             redact=request.redact,
         )
-        path = request.path.expanduser()
+        path = request.path.expanduser().absolute()  # the notification says exactly where
         report = await export_file(self.storage, request.session_id, options, path, force=request.force)
         return describe(report, path)

@@ -28,12 +28,12 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def default_path(session_id: str, fmt: str, directory: Path | None = None) -> Path:
-    """``zett-<id>.<fmt>`` in ``directory`` (the current one), numbered past existing files.
+    """``zett-<id>.<fmt>`` in ``directory`` (default: relative, the current one), numbered past existing files.
 
     The id comes from the store: only letters, digits, ``-`` and ``_`` of it make the name.
     """
     stem = "zett-" + (_UNSAFE.sub("", session_id)[:36] or "session")
-    folder = directory or Path.cwd()
+    folder = directory or Path()
     path = folder / f"{stem}.{fmt}"
     number = 2
     while path.exists():
