@@ -33,17 +33,31 @@ from zett_browser.export import ExportOptions
 from zett_browser.export.files import export_file
 from zett_browser.storage import open_store
 
+async def ticker(stalls):
+    # How long the event loop is held between two turns (the app exports on its loop).
+    last = time.perf_counter()
+    while True:
+        await asyncio.sleep(0.001)
+        now = time.perf_counter()
+        stalls.append(now - last)
+        last = now
+
 async def main(store, session, fmt, out):
     storage = open_store(store)
+    stalls = []
+    tick = asyncio.create_task(ticker(stalls))
     try:
         started = time.perf_counter()
         report = await export_file(storage, session, ExportOptions(format=fmt), Path(out), force=True)
         seconds = time.perf_counter() - started
     finally:
+        tick.cancel()
         await storage.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     size = Path(out).stat().st_size
-    print(json.dumps({"messages": report.messages, "seconds": seconds, "bytes": size, "rss_mb": peak}))
+    stalls.sort()
+    held = {"held_p99_ms": stalls[int(len(stalls) * 0.99)] * 1000, "held_max_ms": stalls[-1] * 1000}
+    print(json.dumps({"messages": report.messages, "seconds": seconds, "bytes": size, "rss_mb": peak, **held}))
 
 asyncio.run(main(*sys.argv[1:]))
 """
@@ -97,8 +111,8 @@ def main() -> int:
     args = parser.parse_args()
     directory = args.keep or Path(tempfile.mkdtemp(prefix="zett-export-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
-    print("| messages | format | seconds | messages/s | output MB | MB/s | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| messages | format | seconds | messages/s | output MB | MB/s | peak RSS MB | loop held p99 / max ms |")
+    print("|---|---|---|---|---|---|---|---|")
     try:
         for size in args.sizes:
             store = directory / f"export-{size}.sqlite3"
@@ -110,7 +124,8 @@ def main() -> int:
                 print(
                     f"| {int(figures['messages']):,} | {fmt} | {figures['seconds']:.1f} | "
                     f"{figures['messages'] / figures['seconds']:,.0f} | {megabytes:,.1f} | "
-                    f"{megabytes / figures['seconds']:.1f} | {figures['rss_mb']:.0f} |",
+                    f"{megabytes / figures['seconds']:.1f} | {figures['rss_mb']:.0f} | "
+                    f"{figures['held_p99_ms']:.0f} / {figures['held_max_ms']:.0f} |",
                     flush=True,
                 )
     finally:

@@ -13,6 +13,7 @@ order they were created. A parent cycle is written once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ from ..storage.export_rows import after_row, stored_raw_page, stored_session, st
 
 #: Raw Log rows read per query: big enough to amortise a query, small enough for flat memory.
 PAGE = 200
+#: Messages written between two yields to the event loop: the app exports on its own loop,
+#: and a page of 200 rendered at once would hold it for ~80 ms (keys must answer in 100).
+YIELD_EVERY = 16
 #: Children read per query when listing a session's delegated sessions.
 CHILD_PAGE = 500
 _ASSISTANT = 3
@@ -136,9 +140,11 @@ class Walk:
         after = None
         while True:
             page = await stored_raw_page(self.storage, session_id, after, PAGE)
-            for message in page:
+            for number, message in enumerate(page, 1):
                 self.writer.message(message, head)
                 self.stats.messages += 1
+                if number % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
                 for call in _task_call_ids(message) if by_call else ():
                     child = by_call.get(call)
                     if child is not None and child not in self.stats.seen:

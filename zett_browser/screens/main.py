@@ -404,7 +404,9 @@ class MainScreen(IndexingScreen):
 
     def action_export(self) -> None:
         """Open the export dialog on the open session (``e``)."""
-        if self.open is not None and self.options.exporter is not None:
+        if self.options.exporter is None:
+            self.notify("This store cannot be exported from here", severity="warning", markup=False)
+        elif self.open is not None:
             node = self.open.node
             name = node.title or node.label_hint or node.agent_name or node.session_id
             self.app.push_screen(ExportDialog(self.options.exporter, node.session_id, name))
