@@ -56,7 +56,7 @@ async def _secret_store(path: Path) -> Path:
     storage = SQLiteSessionStorage(path)
     try:
         await storage.create_session(session_id="s", title="deploy")
-        await storage.append("s", "r", UserMessage(content="use sk-proj-abcdefghijklmnopqrstuvwx1234 and\n" + PEM))
+        await storage.append("s", "r", UserMessage(content="use\nsk-proj-abcdefghijklmnopqrstuvwx1234 and\n" + PEM))
         call = ToolCall("c1", "http", {"url": "https://u:hunter22@example.com/"})
         await storage.append("s", "r", AssistantMessage(content="", tool_calls=(call,)))
         await storage.append("s", "r", ToolMessage(tool_call_id="c1", name="http", content="Bearer abcdefghijklmnop"))
@@ -83,3 +83,26 @@ async def test_a_redacted_json_export_is_valid_and_restores(tmp_path: Path) -> N
     document = json.loads(text)
     assert document["redacted"] == 4
     assert await restore(document, str(tmp_path / "restored.sqlite3")) == 1
+
+
+def test_json_text_stays_valid_and_keys_after_escapes_are_found() -> None:
+    """In stored JSON a line break is ``\\n``; a PEM block never spans two JSON strings."""
+    import json as json_module
+
+    text = json_module.dumps(
+        {
+            "a": "x\nsk-proj-abcdefghijklmnopqrstuvwx1234\tghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "b": "-----BEGIN RSA PRIVATE KEY-----",
+            "c": "-----END RSA PRIVATE KEY-----",
+            "d": PEM,
+        }
+    )
+    redactor = Redactor()
+    out = redactor(text)
+    assert redactor.count == 3
+    assert json_module.loads(out) == {
+        "a": "x\n[REDACTED]\t[REDACTED]",
+        "b": "-----BEGIN RSA PRIVATE KEY-----",
+        "c": "-----END RSA PRIVATE KEY-----",
+        "d": "[REDACTED]",
+    }

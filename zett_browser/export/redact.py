@@ -17,26 +17,30 @@ import re
 from dataclasses import dataclass, field
 
 MARK = "[REDACTED]"
+#: Where a token may start: not inside a word, or right after a JSON escape such as ``\n``
+#: (in the stored JSON text a line break is a backslash and an ``n``, a word character).
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))"
 
 #: (pattern, replacement). Group 1, when present, is kept in front of the mark.
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
     for pattern, replacement in (
         # PEM private keys (RSA, EC, OPENSSH, ENCRYPTED ...), the whole block.
-        (r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----", MARK),
+        # Never across an unescaped double quote: in JSON text the block is one string.
+        (r'-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY-----', MARK),
         # OpenAI / Anthropic style keys: sk-..., sk-proj-..., sk-ant-...
-        (r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}", MARK),
+        (_START + r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}", MARK),
         # AWS access key ids.
-        (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MARK),
+        (_START + r"(?:AKIA|ASIA)[0-9A-Z]{16}\b", MARK),
         # GitHub tokens (classic and fine-grained).
-        (r"\bgh[pousr]_[A-Za-z0-9]{30,}", MARK),
-        (r"\bgithub_pat_[A-Za-z0-9_]{20,}", MARK),
+        (_START + r"gh[pousr]_[A-Za-z0-9]{30,}", MARK),
+        (_START + r"github_pat_[A-Za-z0-9_]{20,}", MARK),
         # Slack tokens, Google API keys.
-        (r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", MARK),
-        (r"\bAIza[0-9A-Za-z_\-]{35}", MARK),
+        (_START + r"xox[abprs]-[A-Za-z0-9\-]{10,}", MARK),
+        (_START + r"AIza[0-9A-Za-z_\-]{35}", MARK),
         # Authorization headers: Bearer and Basic credentials.
-        (r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*", r"\1" + MARK),
-        (r"(?i)(\bbasic\s+)[A-Za-z0-9+/]{12,}={0,2}", r"\1" + MARK),
+        ("(?i)" + _START + r"(bearer\s+)[A-Za-z0-9._~+/\-]{8,}=*", r"\1" + MARK),
+        ("(?i)" + _START + r"(basic\s+)[A-Za-z0-9+/]{12,}={0,2}", r"\1" + MARK),
         # Passwords in URLs: scheme://user:password@host.
         (r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"\\]*:)[^\s/@\"\\]+(@)", r"\1" + MARK + r"\2"),
         # Secrets in query strings: ?password=..., &token=..., &api_key=...
