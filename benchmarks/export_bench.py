@@ -47,9 +47,9 @@ async def main(store, session, fmt, out):
     stalls = []
     tick = asyncio.create_task(ticker(stalls))
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         report = await export_file(storage, session, ExportOptions(format=fmt), Path(out), force=True)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         tick.cancel()
         await storage.close()
@@ -57,7 +57,8 @@ async def main(store, session, fmt, out):
     size = Path(out).stat().st_size
     stalls.sort()
     held = {"held_p99_ms": stalls[int(len(stalls) * 0.99)] * 1000, "held_max_ms": stalls[-1] * 1000}
-    print(json.dumps({"messages": report.messages, "seconds": seconds, "bytes": size, "rss_mb": peak, **held}))
+    figures = {"messages": report.messages, "seconds": seconds, "cpu": cpu, "bytes": size, "rss_mb": peak}
+    print(json.dumps({**figures, **held}))
 
 asyncio.run(main(*sys.argv[1:]))
 """
@@ -111,8 +112,11 @@ def main() -> int:
     args = parser.parse_args()
     directory = args.keep or Path(tempfile.mkdtemp(prefix="zett-export-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
-    print("| messages | format | seconds | messages/s | output MB | MB/s | peak RSS MB | loop held p99 / max ms |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| messages | format | seconds | CPU s | messages/s | messages per CPU s | output MB | MB/s "
+        "| peak RSS MB | loop held p99 / max ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     try:
         for size in args.sizes:
             store = directory / f"export-{size}.sqlite3"
@@ -122,8 +126,9 @@ def main() -> int:
                 figures = run(store, fmt, directory / f"out-{size}.{fmt}")
                 megabytes = figures["bytes"] / 1e6
                 print(
-                    f"| {int(figures['messages']):,} | {fmt} | {figures['seconds']:.1f} | "
-                    f"{figures['messages'] / figures['seconds']:,.0f} | {megabytes:,.1f} | "
+                    f"| {int(figures['messages']):,} | {fmt} | {figures['seconds']:.1f} | {figures['cpu']:.1f} | "
+                    f"{figures['messages'] / figures['seconds']:,.0f} | {figures['messages'] / figures['cpu']:,.0f} | "
+                    f"{megabytes:,.1f} | "
                     f"{megabytes / figures['seconds']:.1f} | {figures['rss_mb']:.0f} | "
                     f"{figures['held_p99_ms']:.0f} / {figures['held_max_ms']:.0f} |",
                     flush=True,

@@ -31,7 +31,8 @@ async def test_the_dialog_writes_a_subtree_json_file(tmp_path: Path, monkeypatch
     notes: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await _open_dialog(pilot, app)
-        assert dialog.query_one("#export-path", Input).value == f"zett-{DELEGATING_PARENT}.md"  # in the current directory
+        # A name in the current directory.
+        assert dialog.query_one("#export-path", Input).value == f"zett-{DELEGATING_PARENT}.md"
         json_button = [b for b in dialog.query(RadioButton) if b.name == "json"][0]
         json_button.value = True
         await settle(pilot)
