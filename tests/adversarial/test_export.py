@@ -25,7 +25,7 @@ def _ids(session: dict[str, Any], found: list[str]) -> None:
             found.append(item["id"])
 
 
-DAMAGES: dict[str, tuple[str, Callable[[Path], None]]] = {
+DAMAGES: dict[str, tuple[str, Callable[[Path], object]]] = {
     "duplicate sequences": (PAGINATION, lambda p: damage.duplicate_sequence(p, PAGINATION, 50, copies=3)),
     "sequences <= 0": (PAGINATION, lambda p: damage.shift_sequences(p, PAGINATION, -60)),
     "NULL sequence": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 3, "sequence", None)),
