@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
         epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
-        "search index), `zett-browser search [STORE] QUERY` (search from scripts); each has --help.",
+        "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
+        "--session ID` (Markdown, HTML or JSON); each has --help.",
     )
     parser.add_argument(
         "store",
