@@ -44,6 +44,7 @@ MAX_SEQUENCE = 2**63 - 1
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": (".cli_index", "main_index"),
     "search": (".cli_index", "main_search"),
+    "export": (".cli_export", "main_export"),
     "serve": (".cli_serve", "main_serve"),
 }
 
@@ -76,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
         epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
-        "search index), `zett-browser search [STORE] QUERY` (search from scripts), "
-        "`zett-browser serve [STORE]` (the app in a web page); each has --help.",
+        "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
+        "--session ID` (Markdown, HTML or JSON), `zett-browser serve [STORE]` (the app in a web page); "
+        "each has --help.",
     )
     parser.add_argument(
         "store",

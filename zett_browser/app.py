@@ -166,6 +166,10 @@ def make_app(
     )
     if clock is not None:
         options = replace(options, clock=clock)
+    if isinstance(storage, SQLSessionStorage):
+        from .export.service import StoreExporter
+
+        options = replace(options, exporter=StoreExporter(storage))
     if index and isinstance(storage, SQLSessionStorage):
         from .searching import IndexSearch  # the index is imported only when search is on
 

@@ -20,7 +20,9 @@ from textual.binding import Binding, BindingType
 #: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
 #: the live demo (bound when it runs), the inspector, the detail view, the search view
 #: and its list of hits, or Textual itself.
-Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual"]
+Scope = Literal[
+    "app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual", "export"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,15 @@ KEYMAP: tuple[Row, ...] = (
             _k("Y", "take('copy')", "Copy msg", "main", command="Copy the message's text"),
             _k("v", "take('pager')", "Pager", "main", command="Open the message in the pager"),
             _k("E", "take('editor')", "Editor", "main", command="Open the message in the editor"),
+        ),
+    ),
+    Row(
+        "`e`",
+        "anywhere",
+        "export the open session (and its delegated sessions) to a Markdown, HTML or JSON file (`escape` closes)",
+        (
+            _k("e", "export", "Export", "main", command="Export the session to a file"),
+            _k("escape", "close", "Close", "export", palette=False),
         ),
     ),
     Row(

@@ -9,6 +9,7 @@ from pathlib import Path
 from zett_browser import keymap
 from zett_browser.app import ZettBrowserApp
 from zett_browser.screens.detail import MessageDetail
+from zett_browser.screens.export import ExportDialog
 from zett_browser.screens.help import help_text
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.search import SearchScreen
@@ -53,6 +54,7 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "live": ZettBrowserApp,
         "inspector": Inspector,
         "detail": MessageDetail,
+        "export": ExportDialog,
         "search": SearchScreen,
         "hits": HitList,
     }

@@ -34,6 +34,7 @@ from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
+from .export import ExportDialog
 from .help import HelpScreen
 from .indexing import IndexingScreen, IndexLine
 from .outside import take_record
@@ -405,6 +406,15 @@ class MainScreen(IndexingScreen):
     def action_take(self, how: str) -> None:
         """``Y`` ``v`` ``E``: the Raw Log's current message to the clipboard, pager or editor."""
         take_record(self, self.query_one(RawLogView).current, how)
+
+    def action_export(self) -> None:
+        """Open the export dialog on the open session (``e``)."""
+        if self.options.exporter is None:
+            self.notify("This store cannot be exported from here", severity="warning", markup=False)
+        elif self.open is not None:
+            node = self.open.node
+            name = node.title or node.label_hint or node.agent_name or node.session_id
+            self.app.push_screen(ExportDialog(self.options.exporter, node.session_id, name))
 
     def action_back(self) -> None:
         place, self.history = paging.pop_place(self.history)

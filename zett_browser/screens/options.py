@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..model.export import ExportService
 from ..model.search import SearchService
 
 
@@ -42,3 +43,5 @@ class BrowserOptions:
     search: SearchService | None = None
     #: Open the search view on this query at start (``--search``).
     search_query: str | None = None
+    #: Writes exports of the store (the ``e`` dialog); None: no export offered.
+    exporter: ExportService | None = None

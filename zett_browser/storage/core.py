@@ -32,6 +32,7 @@ from ..model.records import ContextSnapshot, SessionSummary
 from . import schema
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
+from .ids import new_uuid7
 from .rows import StoreDataError, StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
 from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
@@ -90,6 +91,8 @@ class SessionStorageCore:
             zett-agent store; typed :class:`StoreError` subclasses say otherwise.
         clock: Returns the current UTC time for the rows' stamps (the demo replays a
             conversation at its own pace); defaults to the wall clock.
+        ids: Returns the id of each new Raw Log row and snapshot (restoring an export
+            keeps the original ids); defaults to a new UUIDv7.
 
     Construction needs no event loop. Connections are opened by the first awaited call
     and belong to the loop that awaited it; each loop gets its own small pool, so one
@@ -103,8 +106,10 @@ class SessionStorageCore:
         *,
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
+        ids: Callable[[], str] | None = None,
     ) -> None:
         self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self._new_id: Callable[[], str] = ids or new_uuid7
         self.target: Target = parse_target(target)
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.

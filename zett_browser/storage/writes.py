@@ -173,7 +173,7 @@ class DocumentedWrites(SessionStorageCore):
             now = utc_naive(self._clock())
             await self._upsert_for_append(connection, session_id, parent_session_id, title, agent_name, now)
             await connection.execute(
-                insert(raw_t).values(id=new_uuid7(), sequence=sequence, created_at=now, updated_at=now, **row)
+                insert(raw_t).values(id=self._new_id(), sequence=sequence, created_at=now, updated_at=now, **row)
             )
             return sequence
 
@@ -278,7 +278,7 @@ class DocumentedWrites(SessionStorageCore):
             if latest is not None and compacted_through_sequence <= latest["compacted_through_sequence"]:
                 raise ValueError("Snapshot boundary must advance beyond the previous checkpoint")
             now = self._clock()
-            snapshot_id = new_uuid7()
+            snapshot_id = self._new_id()
             await connection.execute(
                 insert(snapshots_t).values(
                     id=snapshot_id,

@@ -1,0 +1,181 @@
+"""Hostile store strings stay inert in Markdown and HTML exports.
+
+A session is written (through the storage API) with markup, HTML, scripts, event handlers,
+Markdown structure, fence breakers and terminal escapes in its title, agent name, message
+text, reasoning, tool names, arguments and results, and metadata. The HTML export is
+parsed with ``html.parser`` (no element or attribute comes from store text) and loaded in
+a real headless Chromium (the DOM it builds holds no such element, and the text is there
+literally); the Markdown export escapes or fences every one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.export.helpers import export_text
+from zett_browser.export.markdown import literal
+from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
+
+EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)">x</a>'
+MARKDOWN = (
+    "# Fake heading\n\n```\n</details>\n<details open>\n[link](javascript:alert(4)) ![i](http://x/y.png)\n"
+    "| a | b |\n|---|---|\n$x^2$ &amp; &lt;"
+)
+ESCAPES = "\x1b]0;PWN\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07"
+SESSION = "hostile-session"
+
+
+async def _hostile_store(path: Path) -> Path:
+    storage = SQLiteSessionStorage(path)
+    try:
+        await storage.create_session(session_id=SESSION, title="<b>title</b>" + ESCAPES, agent_name="<i>agent</i>")
+        await storage.append(SESSION, "r1", UserMessage(content=EVIL + "\n" + MARKDOWN + ESCAPES), metadata={"k": EVIL})
+        call = ToolCall("c<1>", "read_<file>", {"path": EVIL, "note": "``````"})
+        await storage.append(
+            SESSION, "r1", AssistantMessage(content=MARKDOWN, reasoning=EVIL + ESCAPES, tool_calls=(call,))
+        )
+        result = ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN)
+        await storage.append(SESSION, "r1", result)
+    finally:
+        await storage.close()
+    return path
+
+
+class Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes.update(name for name, _ in attrs)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+#: Every element and attribute the HTML export writes itself.
+OWN_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "section",
+    "p",
+    "ul",
+    "li",
+    "article",
+    "div",
+    "pre",
+    "details",
+    "summary",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
+OWN_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
+
+
+async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path) -> None:
+    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    text, _ = await export_text(store, SESSION, format="html")
+    parser = Elements()
+    parser.feed(text)
+    assert parser.tags <= OWN_TAGS
+    assert parser.attributes <= OWN_ATTRIBUTES
+    shown = "".join(parser.text)
+    assert "<script>alert(1)</script>" in shown and "onerror=alert(2)" in shown
+    assert "\x1b" not in text and "␛]0;PWN" in shown
+    assert "content=\"default-src 'none'; style-src 'unsafe-inline'\"" in text
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+async def test_html_in_a_real_headless_browser(tmp_path: Path) -> None:
+    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    text, _ = await export_text(store, SESSION, format="html")
+    page = tmp_path / "export.html"
+    page.write_text(text, encoding="utf-8")
+    result = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = Elements()
+    dom.feed(result.stdout)
+    assert dom.tags <= OWN_TAGS and dom.attributes <= OWN_ATTRIBUTES
+    assert "<script>alert(1)</script>" in "".join(dom.text)
+
+
+def _outside_fences(markdown: str) -> str:
+    """The document with fenced blocks removed (fences of 3+ backticks, closed by the same run)."""
+    out, fence = [], None
+    for line in markdown.split("\n"):
+        match = re.match(r"^(`{3,})", line)
+        if fence is None and match:
+            fence = match.group(1)
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None:
+            out.append(line)
+    assert fence is None, "a fence was left open"
+    return "\n".join(out)
+
+
+async def test_markdown_escapes_or_fences_every_hostile_string(tmp_path: Path) -> None:
+    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    text, report = await export_text(store, SESSION, format="md")
+    assert "\x1b" not in text
+    outside = _outside_fences(text)
+    # Raw HTML outside fences: only the exporter's own details/summary tags.
+    tags = set(re.findall(r"(?<!\\)<(/?[A-Za-z][A-Za-z0-9]*)", outside))
+    assert tags <= {"details", "/details", "summary", "/summary"}
+    # No heading other than the exporter's own (session and per-message headings).
+    headings = [line for line in outside.split("\n") if line.startswith("#")]
+    assert len(headings) == 1 + report.messages
+    assert not re.search(r"(?<!\\)\[[^\]\n]*(?<!\\)\]\(", outside), "an unescaped link"
+    assert not re.search(r"(?m)^\|", outside), "a table"
+    assert "</details>\n<details open>" not in outside
+
+
+def test_literal_escapes_structure_and_keeps_text() -> None:
+    assert literal("# x") == "\\# x"
+    assert literal("1. a\n- b") == "1\\. a\\\n\\- b"
+    assert literal("  code") == "&nbsp;&nbsp;code"
+    assert literal("<b>&amp;</b>") == "\\<b\\>\\&amp;\\</b\\>"
+    assert literal("a $x$ ~~s~~ | `c`") == "a \\$x\\$ \\~\\~s\\~\\~ \\| \\`c\\`"
+
+
+async def test_markdown_rendered_by_a_commonmark_parser_makes_no_element_from_the_store(tmp_path: Path) -> None:
+    """markdown-it-py (CommonMark with GitHub's tables and strikethrough, raw HTML on, as GitHub
+    parses before sanitizing) renders the export: only the exporter's own elements appear, and
+    the hostile text is there literally."""
+    from markdown_it import MarkdownIt
+
+    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    text, report = await export_text(store, SESSION, format="md")
+    rendered = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
+    parser = Elements()
+    parser.feed(rendered)
+    own = {"h1", "h3", "p", "br", "pre", "code", "details", "summary", "ul", "li", "em"}
+    assert parser.tags <= own, parser.tags - own
+    assert parser.attributes <= {"class"}  # fences' language class only
+    shown = "".join(parser.text)
+    assert "<script>alert(1)</script>" in shown and "[link](javascript:alert(4))" in shown
+    assert "# Fake heading" in shown and "| a | b |" in shown and "$x^2$ &amp; &lt;" in shown
+    assert rendered.count("<h3>") == report.messages

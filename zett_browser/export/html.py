@@ -1,0 +1,134 @@
+"""Provides the HTML export: one self-contained file, every store string escaped.
+
+The page needs nothing but itself: the style sheet is inline, there is no script, no
+image, font or link to fetch, and a Content-Security-Policy of ``default-src 'none'`` tells
+the browser to load nothing even if something slipped through. Every string from the
+store is escaped with :func:`html.escape` (quotes too) and only ever placed in element
+text; attributes hold the exporter's own words (kinds, depths), never store text.
+Tool calls, results and reasoning are ``<details>``, open on a click.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from .. import __version__
+from ..storage.export_rows import record_of
+from ..text import clean
+from .redact import Redactor
+from .segments import ExportChoices, Segment, render_record
+from .walk import SessionHead
+
+STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#1f2328;background:#fff}
+h1,h2,h3,h4,h5,h6{margin:1.2em 0 .4em}
+.facts{color:#59636e;font-size:.9em}
+section.delegated{border-left:3px solid #8250df;padding-left:1rem;margin:1rem 0}
+article{border-top:1px solid #d1d9e0;padding:.3rem 0}
+article h3,article h4,article h5,article h6{font-size:1em;margin:.4em 0}
+.kind-user h3,.kind-user h4,.kind-user h5,.kind-user h6{color:#0969da}
+.kind-assistant h3,.kind-assistant h4,.kind-assistant h5,.kind-assistant h6{color:#1a7f37}
+.kind-tool h3,.kind-tool h4,.kind-tool h5,.kind-tool h6{color:#9a6700}
+.kind-unreadable h3,.kind-unreadable h4{color:#cf222e}
+.prose{white-space:pre-wrap;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.5rem;border-radius:6px;margin:.3rem 0}
+details{margin:.3rem 0}summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:.9em}
+.failed summary{color:#cf222e}.line{color:#59636e;font-size:.9em;white-space:pre-wrap}
+.problem{color:#cf222e}
+@media (prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}pre{background:#161b22}
+.facts,.line{color:#9198a1}article{border-color:#30363d}}
+"""
+_HEAD = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="zett-browser {version}">
+<title>{title}</title>
+<style>{style}</style>
+</head>
+<body>
+"""
+
+
+def esc(text: object) -> str:
+    """Store text for element content: cleaned, then escaped (quotes too)."""
+    return html.escape(clean(text), quote=True)
+
+
+class HtmlWriter:
+    """Writes one HTML document to ``out`` as the walk goes."""
+
+    def __init__(self, out: TextIO, choices: ExportChoices, redactor: Redactor) -> None:
+        self.out = out
+        self.choices = choices
+        self.redact = redactor
+        self.started = False
+
+    def _text(self, value: object) -> str:
+        return html.escape(self.redact(clean(value)), quote=True)
+
+    def start_session(self, head: SessionHead) -> None:
+        row = head.row
+        name = row.get("title") or head.label or row.get("agent_name") or row["id"]
+        if not self.started:
+            self.started = True
+            title = f"zett-browser export: {self.redact(clean(name))}"
+            self.out.write(_HEAD.format(version=__version__, title=html.escape(title, quote=True), style=STYLE))
+            self.out.write(f'<p class="facts">exported {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC</p>\n')
+        level = min(1 + head.depth, 2)
+        css = "session delegated" if head.depth else "session"
+        self.out.write(f'<section class="{css}">\n<h{level}>{"↳ " * head.depth}{self._text(name)}</h{level}>\n')
+        facts = [f"session {row['id']}"]
+        for label, key in (("agent", "agent_name"), ("type", "session_type"), ("delegated by", "parent_session_id")):
+            if row.get(key):
+                facts.append(f"{label} {row[key]}")
+        if head.call_id:
+            facts.append(f"task call {head.call_id}")
+        facts += [f"created {row['created_at']}", f"updated {row['updated_at']}"]
+        self.out.write(f'<p class="facts">{self._text(" · ".join(str(fact) for fact in facts))}</p>\n')
+        if head.snapshots:
+            self.out.write('<ul class="facts">\n')
+            for snapshot in head.snapshots:
+                line = (
+                    f"snapshot v{snapshot['version']}: compacted through "
+                    f"#{snapshot['compacted_through_sequence']} at {snapshot['created_at']}"
+                )
+                self.out.write(f"<li>{esc(line)}</li>\n")
+            self.out.write("</ul>\n")
+
+    def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
+        record = record_of(row)
+        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact)
+        kind = next((role[5:] for _text, role in parts if role.startswith("kind.")), "unknown")
+        level = min(3 + head.depth, 6)
+        title = html.escape(" · ".join(text for text, _role in parts), quote=True)
+        self.out.write(f'<article class="kind-{html.escape(kind, quote=True)}">\n<h{level}>{title}</h{level}>\n')
+        for segment in segments:
+            self.out.write(self._segment(segment))
+        self.out.write("</article>\n")
+
+    def _segment(self, segment: Segment) -> str:
+        body = html.escape("\n".join(segment.lines), quote=True)
+        if segment.kind == "prose":
+            return f'<div class="prose">{body}</div>\n'
+        if segment.kind == "code":
+            return f"<pre>{body}</pre>\n"
+        if segment.kind == "line":
+            css = "line problem" if segment.role in ("problem", "error") else "line"
+            return f'<div class="{css}">{body}</div>\n'
+        summary = html.escape(segment.summary, quote=True)
+        if segment.omitted:
+            return f'<div class="line">{summary} (output left out)</div>\n'
+        css = ' class="failed"' if segment.role == "tool.result.failed" else ""
+        return f"<details{css}><summary>{summary}</summary><pre>{body}</pre></details>\n"
+
+    def end_session(self, head: SessionHead) -> None:
+        self.out.write("</section>\n")
+
+    def finish(self) -> None:
+        self.out.write("</body>\n</html>\n")

@@ -1,0 +1,103 @@
+"""Provides the JSON export: the stored rows, unchanged, nested as they were delegated.
+
+The document::
+
+    {"format": "zett-browser-export", "version": 1, "schema": "zett-agent 0.2.1",
+     "session": {
+        "row": {agent_sessions columns as stored},
+        "snapshots": [{session_snapshots columns as stored}, ...],
+        "messages": [
+            {raw_messages columns as stored, message_json the envelope text zett-agent wrote},
+            {"delegated_by": "call id" | null, "session": {...the same shape...}},
+            ...]},
+     "redacted": N}
+
+Values are what the store holds: text (SQLite timestamps as their stored text), numbers,
+null; a server's timestamps as ISO 8601 text; bytes (a damaged row) as
+``{"$base64": ...}``. ``message_json``, ``metadata_json`` and ``tags_json`` stay the JSON
+*text* zett-agent wrote, so :mod:`.restore` can write them back through the storage API
+byte for byte. Written as it goes: one row at a time.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, TextIO
+
+from .redact import Redactor
+from .walk import SessionHead
+
+FORMAT = "zett-browser-export"
+VERSION = 1
+#: Columns holding a copy of other text (``content`` repeats the message's text): redacted, not counted twice.
+_COPIES = frozenset({"content"})
+
+
+def stored(value: Any) -> Any:
+    """A stored value as JSON data (see the module docstring)."""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, str):
+        return str(value)  # a BadText (not UTF-8) becomes its U+FFFD reading
+    return value
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class JsonWriter:
+    """Writes one JSON document to ``out`` as the walk goes."""
+
+    def __init__(self, out: TextIO, redactor: Redactor) -> None:
+        self.out = out
+        self.redact = redactor
+        #: Per open session: whether its ``messages`` list has an item yet.
+        self.nonempty: list[bool] = []
+
+    def _row(self, row: Mapping[str, Any]) -> str:
+        values = {}
+        for name, value in row.items():
+            value = stored(value)
+            if isinstance(value, str):
+                value = self.redact(value, counted=name not in _COPIES)
+            values[name] = value
+        return _dumps(values)
+
+    def _item(self) -> None:
+        if self.nonempty[-1]:
+            self.out.write(",\n")
+        else:
+            self.out.write("\n")
+            self.nonempty[-1] = True
+
+    def start_session(self, head: SessionHead) -> None:
+        if not self.nonempty:
+            self.out.write(f'{{"format": "{FORMAT}", "version": {VERSION}, "schema": "zett-agent 0.2.1",\n"session": ')
+        else:
+            self._item()
+            self.out.write(f'{{"delegated_by": {_dumps(head.call_id)}, "session": ')
+        snapshots = ",\n".join(self._row(snapshot) for snapshot in head.snapshots)
+        self.out.write(f'{{"row": {self._row(head.row)},\n"snapshots": [{snapshots}],\n"messages": [')
+        self.nonempty.append(False)
+
+    def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
+        self._item()
+        self.out.write(self._row(row))
+
+    def end_session(self, head: SessionHead) -> None:
+        self.nonempty.pop()
+        self.out.write("]}")
+        if self.nonempty:
+            self.out.write("}")  # closes the {"delegated_by": ..., "session": ...} item
+
+    def finish(self) -> None:
+        self.out.write(f',\n"redacted": {self.redact.count}}}\n')

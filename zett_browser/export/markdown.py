@@ -1,0 +1,141 @@
+r"""Provides the Markdown export: reads well on GitHub, and store text stays text.
+
+Every string from the store reaches the file in one of three forms, none of which GitHub
+interprets:
+
+- **literal text** (:func:`literal`): the characters that mean something anywhere in a
+  line (`` \ ` * _ [ ] < > & | ~ $ ``: emphasis, links, raw HTML, entities, tables,
+  strikethrough, GitHub's math) are backslash-escaped everywhere, and the block markers
+  (``#``, ``+``, ``-``, ``=``, ``1.``, ``1)``) where they start a line; leading spaces
+  become no-break spaces (no indented code block); lines end in a hard break, so the
+  message keeps its lines;
+- **fenced blocks** whose fence is longer than any backtick run in the content, so no
+  line of the content can close it;
+- **HTML-escaped** text inside the ``<summary>`` of a collapsed part (raw HTML there).
+
+Tool calls and results and the reasoning are collapsed in ``<details>``; each message has
+a heading with its sequence, kind, time and usage; delegated sessions follow the call that
+delegated them, one heading level deeper.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from ..storage.export_rows import record_of
+from ..text import clean
+from .redact import Redactor
+from .segments import ExportChoices, Segment, render_record
+from .walk import SessionHead
+
+#: Characters with a meaning anywhere in a line (GitHub Flavored Markdown, plus $ for math).
+_INLINE = re.compile(r"([\\`*_\[\]<>&|~$])")
+#: Block markers at the start of a line: headings, lists, setext underlines, ordered lists.
+_LINE_START = re.compile(r"^([#+\-=])|^(\d+)([.)])", re.MULTILINE)
+_BACKTICKS = re.compile(r"`+")
+_LEADING = re.compile(r"^ +", re.MULTILINE)
+
+
+def _line_start(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "\\" + match.group(1)
+    return match.group(2) + "\\" + match.group(3)
+
+
+def literal(text: str) -> str:
+    """Markdown that shows ``text`` exactly as it is (already cleaned), line by line."""
+    escaped = _INLINE.sub(r"\\\1", text)
+    escaped = _LINE_START.sub(_line_start, escaped)
+    escaped = _LEADING.sub(lambda match: "&nbsp;" * len(match.group()), escaped)
+    lines = escaped.split("\n")
+    out = []
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        # A hard break keeps the message's lines; not before a blank line (a paragraph ends).
+        out.append(line + "\\" if line.strip() and following.strip() else line)
+    return "\n".join(out)
+
+
+def fence(text: str, info: str = "text") -> str:
+    """``text`` in a fenced block no line of it can close."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}{info}\n{text}\n{marks}"
+
+
+def _summary(text: str) -> str:
+    return html.escape(" ".join(text.split()), quote=True)
+
+
+class MarkdownWriter:
+    """Writes one Markdown document to ``out`` as the walk goes."""
+
+    def __init__(self, out: TextIO, choices: ExportChoices, redactor: Redactor) -> None:
+        self.out = out
+        self.choices = choices
+        self.redact = redactor
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+
+    def start_session(self, head: SessionHead) -> None:
+        row = head.row
+        name = row.get("title") or head.label or row.get("agent_name") or row["id"]
+        level = "#" * min(1 + head.depth, 5)
+        arrow = "↳ " * head.depth
+        self._write(f"{level} {arrow}{literal(self.redact(clean(name)))}\n\n")
+        facts = [f"session {row['id']}"]
+        if row.get("agent_name"):
+            facts.append(f"agent {row['agent_name']}")
+        if row.get("session_type"):
+            facts.append(f"type {row['session_type']}")
+        if row.get("parent_session_id"):
+            facts.append(f"delegated by {row['parent_session_id']}")
+        if head.call_id:
+            facts.append(f"task call {head.call_id}")
+        facts.append(f"created {row['created_at']}")
+        facts.append(f"updated {row['updated_at']}")
+        self._write(literal(self.redact(clean(" · ".join(str(fact) for fact in facts)))) + "\n\n")
+        for snapshot in head.snapshots:
+            line = (
+                f"snapshot v{snapshot['version']}: compacted through #{snapshot['compacted_through_sequence']}"
+                f" at {snapshot['created_at']}"
+            )
+            self._write("- " + literal(clean(line)) + "\n")
+        if head.snapshots:
+            self._write("\n")
+
+    def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
+        record = record_of(row)
+        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact)
+        level = "#" * min(3 + head.depth, 6)
+        self._write(f"{level} {literal(' · '.join(text for text, _role in parts))}\n\n")
+        for segment in segments:
+            self._write(self._segment(segment) + "\n\n")
+
+    def _segment(self, segment: Segment) -> str:
+        body = "\n".join(segment.lines)
+        if segment.kind == "prose":
+            return literal(body)
+        if segment.kind == "code":
+            return fence(body)
+        if segment.kind == "line":
+            return literal(body)
+        if segment.omitted:
+            return literal(segment.summary + " (output left out)")
+        summary = _summary(segment.summary)
+        inner = fence(body) if body else literal("(empty)")
+        return f"<details>\n<summary>{summary}</summary>\n\n{inner}\n\n</details>"
+
+    def end_session(self, head: SessionHead) -> None:
+        if head.depth:
+            self._write(f"*end of delegated session {literal(clean(head.row['id']))}*\n\n")
+
+    def finish(self) -> None:
+        """Nothing trails a Markdown document."""
+
+
+__all__ = ["MarkdownWriter", "fence", "literal"]

@@ -1,0 +1,29 @@
+"""Provides the :class:`~zett_browser.model.export.ExportService` the app hands its dialog."""
+
+from __future__ import annotations
+
+from ..model.export import ExportRequest
+from ..storage import SQLSessionStorage
+from . import ExportOptions
+from .files import describe, export_file
+
+
+class StoreExporter:
+    """Exports from the store the app browses, on the app's loop (the storage's pool)."""
+
+    def __init__(self, storage: SQLSessionStorage) -> None:
+        self.storage = storage
+
+    async def export(self, request: ExportRequest) -> str:
+        """Write the file the request names; one line on what was written."""
+        options = ExportOptions(
+            format=request.format,
+            subtree=request.subtree,
+            reasoning=request.reasoning,
+            tool_results=request.tool_results,
+            usage=request.usage,
+            redact=request.redact,
+        )
+        path = request.path.expanduser().absolute()  # the notification says exactly where
+        report = await export_file(self.storage, request.session_id, options, path, force=request.force)
+        return describe(report, path)

@@ -1,0 +1,140 @@
+"""Provides the rows an export reads, as stored: every column, no conversion that could fail.
+
+An export in JSON must hold the session rows and zett-agent's message envelopes unchanged
+(so writing them back reproduces the store), and an export in Markdown or HTML renders the
+same rows as records. Both read the Raw Log here, a keyset page at a time on the
+``(session_id, sequence)`` index with the row id as tie-break (:mod:`.keyset`), so a
+100,000-message session costs one page of memory, and a duplicate, NULL or text sequence is
+still read exactly once.
+
+Values come back as the driver gives them (SQLite: timestamps as their stored text);
+:func:`record_of` turns one into a :class:`RawMessageRecord` through the same lenient
+converter the Raw Log uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select, type_coerce
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..model.records import RawMessageRecord
+from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
+from .keyset import Position, bind, keyset_rows
+from .labels import _result_link
+from .rows import RawValue, StoredDateTime, record_from_row
+
+#: Raw Log columns in the table's order, each read as stored.
+_RAW = [type_coerce(column, RawValue()).label(column.name) for column in raw_t.columns]
+_SNAPSHOTS = [type_coerce(column, RawValue()).label(column.name) for column in snapshots_t.columns]
+_TIMES = (
+    "started_at",
+    "completed_at",
+    "reasoning_started_at",
+    "reasoning_completed_at",
+    "content_started_at",
+    "content_completed_at",
+    "created_at",
+    "updated_at",
+)
+_READER = StoredDateTime()
+
+
+def record_of(row: Mapping[str, Any]) -> RawMessageRecord:
+    """The record the Raw Log shows for a stored row (problems noted, never raising)."""
+    converted = dict(row)
+    for name in _TIMES:
+        converted[name] = _READER.process_result_value(row[name], None)
+    return record_from_row(converted)
+
+
+def after_row(row: Mapping[str, Any]) -> Position:
+    """The keyset position just after ``row``."""
+    return Position(key=row["sequence"], null_key=row["sequence"] is None, id=row["id"])
+
+
+async def stored_session(storage: SessionStorageCore, session_id: str) -> dict[str, Any] | None:
+    """The ``agent_sessions`` row as stored (``session_type`` 0 in a store older than it)."""
+
+    async def work(connection: AsyncConnection) -> dict[str, Any] | None:
+        # Built here: whether the store has ``session_type`` is known once it is opened.
+        columns = [
+            type_coerce(sessions_t.c.id, RawValue()).label("id"),
+            type_coerce(sessions_t.c.parent_session_id, RawValue()).label("parent_session_id"),
+            storage._session_type.label("session_type"),
+            type_coerce(sessions_t.c.title, RawValue()).label("title"),
+            type_coerce(sessions_t.c.agent_name, RawValue()).label("agent_name"),
+            type_coerce(sessions_t.c.created_at, RawValue()).label("created_at"),
+            type_coerce(sessions_t.c.updated_at, RawValue()).label("updated_at"),
+        ]
+        statement = select(*columns).where(sessions_t.c.id == bind(session_id))
+        row = (await connection.execute(statement)).mappings().first()
+        return dict(row) if row is not None else None
+
+    return await storage._read(work)
+
+
+async def stored_snapshots(storage: SessionStorageCore, session_id: str) -> list[dict[str, Any]]:
+    """Every ``session_snapshots`` row of a session as stored, by version."""
+    statement = (
+        select(*_SNAPSHOTS)
+        .where(snapshots_t.c.session_id == bind(session_id))
+        .order_by(snapshots_t.c.version, snapshots_t.c.id)
+    )
+
+    async def work(connection: AsyncConnection) -> list[dict[str, Any]]:
+        return [dict(row) for row in (await connection.execute(statement)).mappings()]
+
+    return await storage._read(work)
+
+
+async def stored_raw_page(
+    storage: SessionStorageCore, session_id: str, after: Position | None, limit: int
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` ``raw_messages`` rows after ``after`` (None: the first), in (sequence, id) order."""
+    base = select(*_RAW).where(raw_t.c.session_id == bind(session_id))
+
+    async def work(connection: AsyncConnection) -> list[dict[str, Any]]:
+        rows = await keyset_rows(
+            connection,
+            base,
+            key=type_coerce(raw_t.c.sequence, RawValue()),
+            row_id=raw_t.c.id,
+            after=after,
+            descending=False,
+            nulls_low=storage._nulls_low,
+            limit=limit,
+            nullable=storage._may_be_null("raw_messages", "sequence"),
+        )
+        return [dict(row) for row in rows]
+
+    return await storage._read(work)
+
+
+async def task_links(storage: SessionStorageCore, parent_id: str) -> dict[str, str]:
+    """``tool_call_id`` -> delegated session id, from the parent's ``task`` results.
+
+    zett-agent's ``task`` tool answers with a JSON object naming the child's
+    ``session_id``; the rows are filtered in SQL (role, tool name) on the session index,
+    and only those results are decoded. Unreadable results link nothing.
+    """
+    statement = (
+        select(raw_t.c.message_json)
+        .where(raw_t.c.session_id == bind(parent_id), raw_t.c.role == 4, raw_t.c.tool_name == "task")
+        .order_by(raw_t.c.sequence)
+    )
+
+    async def work(connection: AsyncConnection) -> dict[str, str]:
+        links: dict[str, str] = {}
+        for (message_json,) in (await connection.execute(statement)).all():
+            link = _result_link(message_json)
+            if link is not None:
+                links.setdefault(link[0], link[1])
+        return links
+
+    return await storage._read(work)
+
+
+__all__ = ["after_row", "record_of", "stored_raw_page", "stored_session", "stored_snapshots", "task_links"]
