@@ -89,7 +89,9 @@ class Model:
         if isinstance(last, (UserMessage, AgentMessage)) and "shout" in getattr(last, "text", last.content):
             call = ToolCall(f"call_{self.calls}", "shout", {"text": f"step {self.calls}"})
             yield ModelEvent.tool_call(
-                ToolCallDelta(index=0, id_delta=call.id, name_delta=call.name, arguments_delta=json.dumps(call.arguments))
+                ToolCallDelta(
+                    index=0, id_delta=call.id, name_delta=call.name, arguments_delta=json.dumps(call.arguments)
+                )
             )
             message = AssistantMessage(content="", reasoning=f"Shouting, step {self.calls}.", tool_calls=(call,))
             yield ModelEvent.completed(ModelResponse(message=message, finish_reason="tool_calls", usage=usage))

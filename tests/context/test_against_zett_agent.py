@@ -61,7 +61,9 @@ async def test_time_not_boundary_picks_the_snapshot(agent_run: tuple[Path, dict[
         for step in record["records"]:
             point = await context.locate(storage, record["session_id"], step["at"])
             by_boundary = max(
-                (s for s in snapshots if s.compacted_through_sequence < step["at"]), key=lambda s: s.version, default=None
+                (s for s in snapshots if s.compacted_through_sequence < step["at"]),
+                key=lambda s: s.version,
+                default=None,
             )
             if point.snapshot is not None and by_boundary is not None and by_boundary.version != point.snapshot.version:
                 discriminating.append(step["at"])
@@ -87,7 +89,9 @@ async def test_rows_not_replayed_are_left_out(agent_run: tuple[Path, dict[str, A
             point = await context.locate(storage, session, at)
             included = [row.record.sequence async for page in context.context_pages(storage, point) for row in page]
             assert not set(included) & set(hidden)
-            assert included == [row.sequence for row in rows if point.floor < row.sequence < at and row.sequence not in hidden]
+            assert included == [
+                row.sequence for row in rows if point.floor < row.sequence < at and row.sequence not in hidden
+            ]
             size = await context.estimate(storage, point)
             assert size.skipped == sum(1 for seq in hidden if point.floor < seq < at)
     finally:
@@ -95,7 +99,9 @@ async def test_rows_not_replayed_are_left_out(agent_run: tuple[Path, dict[str, A
 
 
 @pytest.mark.parametrize("at", [0, -1, 10_000])
-async def test_an_n_outside_the_log_is_a_clear_error(agent_run: tuple[Path, dict[str, Any]], tmp_path: Path, at: int) -> None:
+async def test_an_n_outside_the_log_is_a_clear_error(
+    agent_run: tuple[Path, dict[str, Any]], tmp_path: Path, at: int
+) -> None:
     store, record = agent_run
     storage = SQLSessionStorage.open_for_browsing(_copy(store, tmp_path))
     try:
