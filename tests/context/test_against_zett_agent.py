@@ -29,7 +29,8 @@ def _copy(store: Path, tmp_path: Path) -> Path:
 
 async def _export(storage: SQLSessionStorage, session_id: str, at: int | None) -> list[Any]:
     point = await context.locate(storage, session_id, at)
-    return json.loads(await context.export_json(storage, point))
+    items: list[Any] = json.loads(await context.export_json(storage, point))
+    return items
 
 
 async def test_every_recorded_step_matches_load(agent_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:

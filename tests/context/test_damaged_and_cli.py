@@ -53,7 +53,8 @@ def _real_load(zett_agent_py: Path, path: Path, session_id: str) -> list[Any]:
         [str(zett_agent_py), str(LOAD_NOW), str(path), session_id], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    items: list[Any] = json.loads(result.stdout)
+    return items
 
 
 async def _export(path: Path, session_id: str, at: int | None) -> tuple[context.ContextPoint, list[Any]]:
