@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -139,12 +139,17 @@ def sent(row: ContextRow) -> bool:
 
 
 async def context_pages(
-    store: BrowsingStore, point: ContextPoint, *, page: int = WALK_PAGE, start_after: int | None = None
+    store: BrowsingStore,
+    point: ContextPoint,
+    *,
+    page: int = WALK_PAGE,
+    start_after: int | None = None,
+    start_after_id: str | None = None,
 ) -> AsyncIterator[list[ContextRow]]:
     """The context's Raw Log rows (after the boundary, before N, only the ones sent), a
-    page at a time; ``start_after`` resumes after that sequence."""
+    page at a time; ``start_after`` (and ``start_after_id``) resume after that row."""
     after = point.floor if start_after is None else max(point.floor, start_after)
-    after_id: str | None = None
+    after_id = start_after_id if start_after is not None and start_after >= point.floor else None
     while True:
         rows = await store.context_page(
             point.session_id, after_sequence=after, after_id=after_id, before_sequence=point.at, limit=page
@@ -235,7 +240,9 @@ def summary_estimate(snapshot: SnapshotInfo | None) -> Estimate:
     return estimate
 
 
-async def estimate(store: BrowsingStore, point: ContextPoint) -> Estimate:
+async def estimate(
+    store: BrowsingStore, point: ContextPoint, progress: Callable[[int], None] | None = None
+) -> Estimate:
     """The per-category size of the whole context, reading its range a page at a time.
 
     Rows of the range that ``load()`` leaves out are counted apart (``skipped``), and
@@ -258,6 +265,8 @@ async def estimate(store: BrowsingStore, point: ContextPoint) -> Estimate:
         if len(rows) < WALK_PAGE:
             return result
         after, after_id = rows[-1].record.sequence, rows[-1].record.id
+        if progress is not None:
+            progress(result.rows + result.skipped + result.unreadable)
 
 
 # ---------------------------------------------------------------- the export

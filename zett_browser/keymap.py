@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 #: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
 #: the live demo (bound when it runs), the inspector, the detail view, the search view
 #: and its list of hits, or Textual itself.
-Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual"]
+Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual", "context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +117,19 @@ KEYMAP: tuple[Row, ...] = (
         "Raw Log",
         "open the delegated session of a `task` call or its result (and reveal it in the tree)",
         (_k("o", "open_child", "Open child", "rawlog", command="Open delegated session"),),
+    ),
+    Row(
+        "`x`",
+        "Raw Log",
+        "time travel: the model's context when it produced this message (summary first), "
+        "its size per category and the step's measured input_tokens",
+        (_k("x", "time_travel", "Context", "rawlog", command="Model context at this message"),),
+    ),
+    Row(
+        "dim, `[not replayed]`",
+        "Raw Log",
+        "rows the model did not get at the cursor's step: dim = covered by the snapshot in force then; "
+        "`[not replayed]` = include_in_messages false",
     ),
     Row(
         "`i`",
@@ -271,6 +284,32 @@ KEYMAP: tuple[Row, ...] = (
         "search view",
         "close the search view, back to where you were",
         (_k("escape", "close", "Close", "search", footer=True, palette=False),),
+    ),
+    Row(
+        "`n` `p` `g`",
+        "context view",
+        "next / previous / first page of the context (the summary comes first)",
+        (
+            _k("n", "page('next')", "Next page", "context", footer=True, palette=False),
+            _k("p", "page('prev')", "Prev page", "context", footer=True, palette=False),
+            _k("g", "page('first')", "First", "context", palette=False),
+        ),
+    ),
+    Row(
+        "`w`",
+        "context view",
+        "write the context as a JSON list of zett-agent message envelopes (exactly as stored) to "
+        "`zett-context-<session>-at-<N>.json` in the current directory",
+        (_k("w", "write_json", "Write JSON", "context", footer=True, palette=False),),
+    ),
+    Row(
+        "`escape` `q`",
+        "context view",
+        "close, back to the Raw Log",
+        (
+            _k("escape", "close", "Close", "context", footer=True, palette=False),
+            _k("q", "close", "Close", "context", palette=False),
+        ),
     ),
     Row("`s`", "live demo", "pause / resume the writer", (_k("s", "live_pause", "Pause/Play", "live", footer=True),)),
     Row(
