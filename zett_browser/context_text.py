@@ -10,10 +10,7 @@ from .context import CATEGORIES, CHARS_PER_TOKEN, IMAGE_TOKENS, ContextPoint, Es
 from .text import clean
 
 #: How the estimate is made, in one line (the view and the CLI print it under the table).
-HOW_ESTIMATED = (
-    f"~tokens = characters / {CHARS_PER_TOKEN} (rounded up) + {IMAGE_TOKENS:,} per image; "
-    "tool calls count as their JSON"
-)
+HOW_ESTIMATED = f"~tokens = chars / {CHARS_PER_TOKEN} (rounded up) + {IMAGE_TOKENS:,} per image; tool calls as JSON"
 
 
 def _time(point: ContextPoint) -> str:
@@ -23,20 +20,20 @@ def _time(point: ContextPoint) -> str:
 def heading(point: ContextPoint) -> str:
     """``Context of #12 (assistant, 2026-…): what the model had when it produced it``."""
     if point.is_next_step:
-        return f"Context after #{point.last}: what zett-agent's load() gives the next step (#{point.at})"
+        return f"Context after #{point.last}: what load() gives the next step"
     kind = f"{point.row_kind}, " if point.row_kind else ""
-    return f"Context of #{point.at} ({kind}{_time(point)}): what the model had when it produced it"
+    return f"Context of #{point.at} ({kind}{_time(point)}): what the model had then"
 
 
 def snapshot_line(point: ContextPoint) -> str:
     """Which snapshot was in force, or that none was."""
     snapshot = point.snapshot
     if snapshot is None:
-        line = "No snapshot in force: the whole Raw Log before it"
+        line = "No snapshot in force: the Raw Log from #1"
     else:
         created = f"{snapshot.created_at:%Y-%m-%d %H:%M:%S}" if snapshot.created_at else "unknown time"
         line = (
-            f"Snapshot v{snapshot.version} in force (created {created}): its summary replaces "
+            f"Snapshot v{snapshot.version} in force (made {created}): summary of "
             f"#1–#{snapshot.compacted_through_sequence}"
         )
     if point.undated:
@@ -46,15 +43,15 @@ def snapshot_line(point: ContextPoint) -> str:
 
 def range_line(point: ContextPoint, estimate: Estimate) -> str:
     """What the context holds: the summary, the Raw Log rows and the rows left out."""
-    summary = "the summary + " if point.snapshot is not None else ""
+    summary = "summary + " if point.snapshot is not None else ""
     tail = estimate.rows - (1 if point.snapshot is not None else 0)
     first, last = point.floor + 1, point.at - 1
-    span = f" of #{first}–#{last}" if last >= first else ""
-    line = f"{estimate.rows:,} messages: {summary}{tail:,} Raw Log rows{span}"
+    span = f" (#{first}–#{last})" if last >= first else ""
+    line = f"{estimate.rows:,} messages: {summary}{tail:,} rows{span}"
     if estimate.skipped:
-        line += f"; {estimate.skipped:,} rows left out (include_in_messages false)"
+        line += f"; {estimate.skipped:,} not replayed"
     if estimate.unreadable:
-        line += f"; {estimate.unreadable:,} unreadable rows (zett-agent's load() would fail)"
+        line += f"; {estimate.unreadable:,} unreadable (load() would fail)"
     return line
 
 
@@ -76,11 +73,11 @@ def measured_line(point: ContextPoint, estimate: Estimate | None = None) -> str:
         return "Measured: none yet (no step has used this context)"
     if point.input_tokens is None:
         what = point.row_kind or "missing"
-        return f"Measured: #{point.at} is a {what} row; input_tokens are recorded on assistant replies"
+        return f"Measured: none (#{point.at} is a {what} row; assistant replies record input_tokens)"
     line = f"Measured input_tokens of #{point.at}: {point.input_tokens:,}"
     if estimate is not None and estimate.total_tokens:
         ratio = point.input_tokens / estimate.total_tokens
-        line += f" ({ratio:.2f}× the estimate; the request also carried the system prompt and tool definitions)"
+        line += f" = {ratio:.2f}× the estimate (+ system prompt, tools)"
     return line
 
 
@@ -89,7 +86,7 @@ def report(point: ContextPoint, estimate: Estimate) -> list[str]:
     return [
         heading(point),
         snapshot_line(point),
-        range_line(point, estimate),
+        range_line(point, estimate) + (" (include_in_messages false)" if estimate.skipped else ""),
         "",
         *table(estimate),
         HOW_ESTIMATED,

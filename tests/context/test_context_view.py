@@ -52,7 +52,7 @@ async def test_x_shows_the_context_with_summary_sizes_and_measured_tokens(
         head = _head(app)
         assert "Context of #17 (assistant" in head
         assert "Snapshot v2 in force" in head and "#1–#11" in head
-        assert "2 rows left out (include_in_messages false)" in head
+        assert "summary + 3 rows (#12–#16); 2 not replayed" in head
         assert "Measured input_tokens of #17: 330" in head
         await pilot.press("w")
         await settle(pilot)
@@ -112,7 +112,8 @@ async def test_raw_log_dims_what_the_snapshot_in_force_at_the_cursor_covers(tmp_
         await settle(pilot)
 
         def first_dim() -> bool:  # the "#1 " of the top line: bold, and dim only when covered
-            return bool(list(view.render_line(0))[0].style.dim)
+            style = list(view.render_line(0))[0].style
+            return bool(style and style.dim)
 
         view.cursor = 20  # #21: v3 in force, #1–#17 covered
         assert first_dim()

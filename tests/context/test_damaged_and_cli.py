@@ -133,7 +133,7 @@ def test_cli_text(agent_run: tuple[Path, dict[str, Any]], tmp_path: Path, capsys
     lines = out.splitlines()
     assert lines[0].startswith("Context of #16 (user, ")
     assert lines[1].startswith("Snapshot v1 in force") and "#1–#9" in lines[1]
-    assert "2 rows left out (include_in_messages false)" in lines[2]
+    assert "2 not replayed (include_in_messages false)" in lines[2]
     assert any(line.split()[:2] == ["summary", "1"] for line in lines)
     assert [line.split()[0] for line in lines if line.startswith("#")] == ["#11", "#12", "#13", "#14"]
     assert "\x1b" not in out and "\x07" not in out
@@ -149,7 +149,7 @@ def test_cli_measured_tokens_of_an_assistant_step(
     tokens = connection.execute("SELECT input_tokens FROM raw_messages WHERE sequence = 17").fetchone()[0]
     connection.close()
     assert main_context([str(path), "--session", record["session_id"], "--at", "17"]) == 0
-    assert f"Measured input_tokens of #17: {tokens:,} (" in capsys.readouterr().out
+    assert f"Measured input_tokens of #17: {tokens:,} = " in capsys.readouterr().out
 
 
 def test_cli_json_is_the_stored_envelopes(

@@ -15,7 +15,7 @@ from ..context_text import HOW_ESTIMATED, heading, measured_line, range_line, sn
 from .render import style_of
 
 #: Short column titles of the categories (the CLI's table spells them out).
-SHORT = {"tool results": "tools", "reasoning": "reason."}
+SHORT = {"assistant": "assist.", "tool results": "tools", "reasoning": "reason."}
 
 
 def compact(value: int) -> str:
@@ -31,7 +31,7 @@ def across(estimate: Estimate) -> list[str]:
     """The table with a column per category and the total: messages, chars, ~tokens."""
     names = [SHORT.get(name, name) for name in CATEGORIES] + ["total"]
     rows = [
-        ("", names),
+        ("size", names),
         ("messages", [compact(estimate.messages[c]) for c in CATEGORIES] + [compact(estimate.rows)]),
         ("chars", [compact(estimate.chars[c]) for c in CATEGORIES] + [compact(estimate.total_chars)]),
         ("~tokens", [compact(estimate.tokens(c)) for c in CATEGORIES] + [compact(estimate.total_tokens)]),
