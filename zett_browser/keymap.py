@@ -126,10 +126,10 @@ KEYMAP: tuple[Row, ...] = (
         (_k("x", "time_travel", "Context", "rawlog", command="Model context at this message"),),
     ),
     Row(
-        "dim, `[not replayed]`",
+        "marks",
         "Raw Log",
-        "rows the model did not get at the cursor's step: dim = covered by the snapshot in force then; "
-        "`[not replayed]` = include_in_messages false",
+        "`[not replayed]`: include_in_messages is false, load() never gives the row back; "
+        "dim: covered by the snapshot in force at the cursor's step",
     ),
     Row(
         "`i`",
