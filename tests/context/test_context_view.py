@@ -138,3 +138,34 @@ async def test_x_inside_the_context_view_travels_to_that_message(tmp_path: Path)
 def test_export_name_keeps_only_safe_characters() -> None:
     assert export_name("../../etc/passwd\x1b[31m", 3) == "zett-context-etcpasswd31m-at-3.json"
     assert export_name("////", 1) == "zett-context-session-at-1.json"
+
+
+async def test_hostile_text_stays_literal_in_the_context_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Markup, ANSI and OSC in the messages and in a summary never reach the terminal."""
+    import sqlite3
+
+    from tests.ui.helpers import HOSTILE, write_hostile_store
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "hostile.sqlite3"
+    await write_hostile_store(path)
+    summary = json.dumps([{"kind": 5, "data": {"content": " | ".join(HOSTILE)}}])
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO session_snapshots VALUES ('s1', 'hostile', 1, 1, ?, '2000-01-01 00:00:00', "
+            "'2000-01-01 00:00:00')",
+            (summary,),
+        )
+    connection.close()
+    app = make_app(str(path), session="hostile", seq=3, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _open(pilot)
+        assert [r.sequence for r in view.records] == [2]
+        lines = "\n".join(strip.text for strip in view.rendered_lines())
+        assert "[bold red]styled?[/]" in lines and "\x1b" not in lines and "\x9b" not in lines
+        assert "\x1b" not in _head(app) and "Snapshot v1 in force" in _head(app)
+        assert "\x1b" not in app.export_screenshot()
+        await pilot.press("w")
+        await settle(pilot)
+        exported = json.loads((tmp_path / export_name("hostile", 3)).read_text(encoding="utf-8"))
+        assert exported[0]["data"]["content"] == " | ".join(HOSTILE)  # the stored text, exactly
