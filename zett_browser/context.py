@@ -138,6 +138,29 @@ def sent(row: ContextRow) -> bool:
     return bool(getattr(row.record.message, "include_in_messages", False))
 
 
+async def range_pages(
+    store: BrowsingStore,
+    point: ContextPoint,
+    *,
+    page: int = WALK_PAGE,
+    start_after: int | None = None,
+    start_after_id: str | None = None,
+) -> AsyncIterator[list[ContextRow]]:
+    """Every Raw Log row after the boundary and before N (sent or not), a page at a time;
+    ``start_after`` (and ``start_after_id``) resume after that row."""
+    after = point.floor if start_after is None else max(point.floor, start_after)
+    after_id = start_after_id if start_after is not None and start_after >= point.floor else None
+    while True:
+        rows = await store.context_page(
+            point.session_id, after_sequence=after, after_id=after_id, before_sequence=point.at, limit=page
+        )
+        if rows:
+            yield rows
+        if len(rows) < page:
+            return
+        after, after_id = rows[-1].record.sequence, rows[-1].record.id
+
+
 async def context_pages(
     store: BrowsingStore,
     point: ContextPoint,
@@ -146,22 +169,12 @@ async def context_pages(
     start_after: int | None = None,
     start_after_id: str | None = None,
 ) -> AsyncIterator[list[ContextRow]]:
-    """The context's Raw Log rows (after the boundary, before N, only the ones sent), a
-    page at a time; ``start_after`` (and ``start_after_id``) resume after that row."""
-    after = point.floor if start_after is None else max(point.floor, start_after)
-    after_id = start_after_id if start_after is not None and start_after >= point.floor else None
-    while True:
-        rows = await store.context_page(
-            point.session_id, after_sequence=after, after_id=after_id, before_sequence=point.at, limit=page
-        )
-        if not rows:
-            return
+    """The context's Raw Log rows (after the boundary, before N, only the ones ``load()``
+    keeps), a page of the range at a time."""
+    async for rows in range_pages(store, point, page=page, start_after=start_after, start_after_id=start_after_id):
         kept = [row for row in rows if sent(row)]
         if kept:
             yield kept
-        if len(rows) < page:
-            return
-        after, after_id = rows[-1].record.sequence, rows[-1].record.id
 
 
 # ---------------------------------------------------------------- the estimate
@@ -249,11 +262,7 @@ async def estimate(
     rows that cannot be decoded (``unreadable``: zett-agent's ``load()`` would fail).
     """
     result = summary_estimate(point.snapshot)
-    after, after_id = point.floor, None
-    while True:
-        rows = await store.context_page(
-            point.session_id, after_sequence=after, after_id=after_id, before_sequence=point.at, limit=WALK_PAGE
-        )
+    async for rows in range_pages(store, point):
         for row in rows:
             message = row.record.message
             if isinstance(message, UnreadableMessage):
@@ -262,11 +271,9 @@ async def estimate(
                 result.add_message(message)
             else:
                 result.skipped += 1
-        if len(rows) < WALK_PAGE:
-            return result
-        after, after_id = rows[-1].record.sequence, rows[-1].record.id
         if progress is not None:
             progress(result.rows + result.skipped + result.unreadable)
+    return result
 
 
 # ---------------------------------------------------------------- the export
@@ -297,10 +304,14 @@ async def envelopes(store: BrowsingStore, point: ContextPoint) -> AsyncIterator[
             stored = await store.snapshot_envelope(point.session_id, snapshot.version)
             for item in _envelope_items(stored, f"snapshot v{snapshot.version}"):
                 yield item
-    async for rows in context_pages(store, point, page=WALK_PAGE):
+    async for rows in range_pages(store, point):
         for row in rows:
-            for item in _envelope_items(row.envelope, f"message #{row.record.sequence}"):
-                yield item
+            message = row.record.message
+            if isinstance(message, UnreadableMessage):
+                raise ContextError(f"message #{row.record.sequence} is unreadable: {message.error}")
+            if sent(row):
+                for item in _envelope_items(row.envelope, f"message #{row.record.sequence}"):
+                    yield item
 
 
 async def export_json(store: BrowsingStore, point: ContextPoint) -> str:
@@ -316,6 +327,7 @@ __all__ = [
     "ContextPoint",
     "Estimate",
     "context_pages",
+    "range_pages",
     "envelopes",
     "estimate",
     "export_json",

@@ -117,6 +117,11 @@ async def test_an_unreadable_row_in_the_context_is_a_clear_error(
         # The row is no message zett-agent could restore: not in the context's rows.
         rows = [row.record.sequence async for page in context.context_pages(storage, point) for row in page]
         assert 27 not in rows and rows
+        with pytest.raises(context.ContextError, match="message #27 is unreadable"):
+            await context.export_json(storage, point)
+        # Before #27 the context is whole.
+        before = await context.locate(storage, session, 27)
+        assert json.loads(await context.export_json(storage, before))
     finally:
         await storage.close()
 
@@ -188,6 +193,22 @@ def test_cli_errors_are_one_line(
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
     assert "\x1b" not in result.stderr
+
+
+def test_cli_json_refuses_a_context_with_an_unreadable_row(
+    agent_run: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, record = agent_run
+    path = _copy(store, tmp_path)
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute("UPDATE raw_messages SET message_json = 'garbage \x1b[31m' WHERE sequence = 29")
+    connection.close()
+    assert main_context([str(path), "--session", record["session_id"], "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "message #29 is unreadable" in captured.err and "\x1b" not in captured.err
+    assert main_context([str(path), "--session", record["session_id"]]) == 0
+    assert "1 unreadable (load() would fail)" in capsys.readouterr().out
 
 
 def test_cli_missing_store(tmp_path: Path) -> None:

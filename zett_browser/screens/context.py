@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import context
-from ..context import ContextError, ContextPoint
+from ..context import ContextPoint
 from ..formatting import full_text, kind_name
 from ..keymap import bindings
 from ..model.context import ContextRow
@@ -162,10 +162,7 @@ class ContextScreen(Screen[None]):
         try:
             text = await context.export_json(self.store, point)
             await asyncio.to_thread(target.write_text, text + "\n", encoding="utf-8")
-        except (ContextError, OSError) as error:
-            self.notify(f"Not written: {one_line(error, 300)}", severity="error", markup=False)
-            return
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:  # noqa: BLE001 - ContextError, OSError, a failed read: one line
             self.notify(f"Not written: {one_line(error, 300)}", severity="error", markup=False)
             return
         self.notify(f"Wrote the context to {clean(target)}", markup=False, timeout=8)
