@@ -254,7 +254,11 @@ def summary_estimate(snapshot: SnapshotInfo | None) -> Estimate:
 
 
 async def estimate(
-    store: BrowsingStore, point: ContextPoint, progress: Callable[[int], None] | None = None
+    store: BrowsingStore,
+    point: ContextPoint,
+    progress: Callable[[int], None] | None = None,
+    *,
+    page: int = WALK_PAGE,
 ) -> Estimate:
     """The per-category size of the whole context, reading its range a page at a time.
 
@@ -262,7 +266,7 @@ async def estimate(
     rows that cannot be decoded (``unreadable``: zett-agent's ``load()`` would fail).
     """
     result = summary_estimate(point.snapshot)
-    async for rows in range_pages(store, point):
+    async for rows in range_pages(store, point, page=page):
         for row in rows:
             message = row.record.message
             if isinstance(message, UnreadableMessage):
@@ -289,7 +293,7 @@ def _envelope_items(text: str | None, what: str) -> list[Any]:
     return items
 
 
-async def envelopes(store: BrowsingStore, point: ContextPoint) -> AsyncIterator[Any]:
+async def envelopes(store: BrowsingStore, point: ContextPoint, *, page: int = WALK_PAGE) -> AsyncIterator[Any]:
     """The context as zett-agent message envelopes (``{"kind", "data"}``), exactly as stored.
 
     Raises:
@@ -304,7 +308,7 @@ async def envelopes(store: BrowsingStore, point: ContextPoint) -> AsyncIterator[
             stored = await store.snapshot_envelope(point.session_id, snapshot.version)
             for item in _envelope_items(stored, f"snapshot v{snapshot.version}"):
                 yield item
-    async for rows in range_pages(store, point):
+    async for rows in range_pages(store, point, page=page):
         for row in rows:
             message = row.record.message
             if isinstance(message, UnreadableMessage):
@@ -316,7 +320,11 @@ async def envelopes(store: BrowsingStore, point: ContextPoint) -> AsyncIterator[
 
 async def export_json(store: BrowsingStore, point: ContextPoint) -> str:
     """The whole context as one JSON list of envelopes (what a developer would replay)."""
-    items = [item async for item in envelopes(store, point)]
+    return dump([item async for item in envelopes(store, point)])
+
+
+def dump(items: list[Any]) -> str:
+    """Envelopes as the export writes them: one JSON list, UTF-8 text, one key per line."""
     return json.dumps(items, ensure_ascii=False, indent=1)
 
 
@@ -329,6 +337,7 @@ __all__ = [
     "context_pages",
     "range_pages",
     "envelopes",
+    "dump",
     "estimate",
     "export_json",
     "in_force",
