@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .index import SideIndex
 from .index.pricing import prices_date
-from .index.usage import ordered_children, ordered_orphans, read_usage
+from .index.usage import complete, ordered_children, ordered_orphans, read_usage
 from .model.usage import SessionUsage, TreeSort
 
 
@@ -41,3 +41,6 @@ class IndexUsage:
 
     async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
         return await asyncio.to_thread(ordered_orphans, self.index.path, order, offset, limit)
+
+    async def complete(self) -> bool:
+        return await asyncio.to_thread(complete, self.index.path)
