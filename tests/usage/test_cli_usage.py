@@ -124,7 +124,7 @@ def test_errors_are_one_line_and_exit_2(
     try:
         status, out, err = usage(capsys, tmp_path, str(store), *args)
     except SystemExit as stopped:  # a usage error from the parser
-        status, captured = stopped.code, capsys.readouterr()
+        status, captured = int(stopped.code or 0), capsys.readouterr()
         out, err = captured.out, captured.err
     assert status == 2 and out == ""
     *progress, last = err.split("\n")[:-1]  # one line after the sync's progress line, if it ran
