@@ -23,9 +23,8 @@ from typing import Any
 
 from .__main__ import OneLineParser
 from .cli_index import DIR_HELP, STORE_HELP, _sync
-from .index import SideIndex
-from .index.pricing import prices_date
-from .index.usage import ReportRow, read_usage, report
+from .index import SideIndex, pricing
+from .index.usage import ReportRow, index_prices_date, read_usage, report
 from .model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from .storage import SQLSessionStorage, StoreError
 from .text import one_line
@@ -34,6 +33,11 @@ BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
 LABEL_WIDTH = 48
 HEADERS = ("messages", "steps", "input", "output", "cache read", "cache write", "reasoning", "hit", "cost")
+
+
+def prices_date_of(path: Path) -> str:
+    """The price data date the index's build recorded (importing genai-prices' table only if none)."""
+    return index_prices_date(path) or pricing.prices_date()
 
 
 class UsageError(Exception):
@@ -112,11 +116,12 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
     """The ``--by`` report of the index at ``path``."""
     rows = report(path, by, since)
     total = _total(rows) if rows else None
+    priced_on = prices_date_of(path)
     if as_json:
         document = {
             "by": by,
             "since": since,
-            "prices_date": prices_date(),
+            "prices_date": priced_on,
             "rows": [
                 {"key": row.key, "label": row.label, **_row_json(row.values, row.tokens, row.cost)} for row in rows
             ],
@@ -139,11 +144,11 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
             )
         )
     print(_table(by, lines))
-    _footer(total.values["unpriced_steps"], total.values["problems"])
+    _footer(priced_on, total.values["unpriced_steps"], total.values["problems"])
 
 
-def _footer(unpriced: int, problems: int) -> None:
-    notes = [f"prices: genai-prices data of {prices_date()}"]
+def _footer(priced_on: str, unpriced: int, problems: int) -> None:
+    notes = [f"prices: genai-prices data of {priced_on}"]
     if unpriced:
         notes.append(f"{unpriced:,} steps of models without a price (cost unknown, tokens counted)")
     if problems:
@@ -183,7 +188,7 @@ def _model_json(model: ModelCost) -> dict[str, Any]:
     }
 
 
-def print_session(usage: SessionUsage, as_json: bool) -> None:
+def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
     """One session's own and subtree totals, and its cost by model."""
     if as_json:
         document = {
@@ -193,7 +198,7 @@ def print_session(usage: SessionUsage, as_json: bool) -> None:
             "subtree": _totals_json(usage.subtree),
             "models": [_model_json(model) for model in usage.models],
             "own_models": [_model_json(model) for model in usage.own_models],
-            "prices_date": prices_date(),
+            "prices_date": priced_on,
         }
         print(json.dumps(document, ensure_ascii=False, indent=1))
         return
@@ -225,7 +230,7 @@ def print_session(usage: SessionUsage, as_json: bool) -> None:
             for model in usage.models
         ]
         print(_table("subtree by model", [(label, ["-", *cells[1:]]) for label, cells in models]))
-    _footer(usage.subtree.unpriced_steps, usage.subtree.problems)
+    _footer(priced_on, usage.subtree.unpriced_steps, usage.subtree.problems)
 
 
 def main_usage(argv: list[str]) -> int:
@@ -251,7 +256,7 @@ def main_usage(argv: list[str]) -> int:
             found = read_usage(index.path, [args.session])
             if args.session not in found:
                 raise UsageError(f"no session {one_line(args.session, 80)!r} in this store")
-            print_session(found[args.session], args.json)
+            print_session(found[args.session], args.json, prices_date_of(index.path))
         else:
             print_report(index.path, args.by, since, args.json)
     except (UsageError, StoreError, OSError, sqlite3.Error) as error:

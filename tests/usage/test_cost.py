@@ -134,3 +134,32 @@ def test_changing_a_model_changes_the_cost(tmp_path: Path) -> None:
     db.close()
     other = read_usage(sync_now(store, tmp_path / "b").path, [CHECKPOINTED])[CHECKPOINTED].own.cost
     assert cheap is not None and other is not None and other < cheap
+
+
+def test_an_index_priced_with_another_table_is_rebuilt(tmp_path: Path) -> None:
+    """Costs are computed when rows are indexed: another genai-prices version means new costs."""
+    import asyncio
+
+    store = priced_store(tmp_path / "store")
+    index = sync_now(store, tmp_path / "index")
+    db = sqlite3.connect(index.path)
+    recorded = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('prices', 'prices_date')").fetchall())
+    assert recorded == {"prices": pricing.table_version(), "prices_date": pricing.prices_date()}
+    db.execute("UPDATE meta SET value = '0.0.1' WHERE key = 'prices'")
+    db.commit()
+    db.close()
+
+    async def again() -> object:
+        from zett_browser.index import SideIndex
+        from zett_browser.storage import SQLSessionStorage
+
+        side = SideIndex(SQLSessionStorage.open_for_browsing(store), tmp_path / "index")
+        try:
+            return await side.sync()
+        finally:
+            await side.storage.close()
+
+    report = asyncio.run(again())
+    assert report.rebuilt and report.reason == "the price table changed"  # type: ignore[attr-defined]
+    rebuilt = dict(sqlite3.connect(index.path).execute("SELECT key, value FROM meta WHERE key = 'prices'").fetchall())
+    assert rebuilt == {"prices": pricing.table_version()}

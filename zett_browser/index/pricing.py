@@ -117,6 +117,19 @@ def _lookup(provider: str, model: str) -> bool | None:
 
 
 @functools.cache
+def table_version() -> str:
+    """The installed genai-prices version (read from its metadata: no import of the table)."""
+    from importlib.metadata import version
+
+    return version("genai-prices")
+
+
+def table_meta() -> dict[str, str]:
+    """What an index records of the table its costs come from (a changed table rebuilds it)."""
+    return {"prices": table_version(), "prices_date": prices_date()}
+
+
+@functools.cache
 def prices_date() -> str:
     """The date of the bundled price data: its newest dated price, and the package version.
 
