@@ -61,6 +61,10 @@ DAY_COUNTS = COUNTS[:6] + COUNTS[8:18]
 _INDEX = {name: number for number, name in enumerate(COUNTS)}
 TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 CUT_OFF = {"max_output", "context_full"}
+#: Largest plausible token count of one step and duration of one row (116 days): larger values
+#: are bad values, so that sums stay far inside SQLite's 64-bit integers.
+MAX_TOKENS = 10**10
+MAX_DURATION_NS = 10**16
 
 
 def _table(name: str) -> str:
@@ -119,7 +123,7 @@ def _tokens(row: Mapping[str, Any]) -> tuple[list[int], bool]:
         value = row.get(column)
         if value is None:
             values.append(0)
-        elif type(value) is int and value >= 0:
+        elif type(value) is int and 0 <= value <= MAX_TOKENS:
             values.append(value)
         else:
             values.append(0)
@@ -142,7 +146,7 @@ def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -
     tokens, bad = _tokens(row)
     missing = step and (row.get("input_tokens") is None or row.get("output_tokens") is None)
     started, completed, duration = row.get("started_at"), row.get("completed_at"), row.get("duration_ns")
-    good_duration = type(duration) is int and duration >= 0
+    good_duration = type(duration) is int and 0 <= duration <= MAX_DURATION_NS
     timing_bad = not isinstance(started, datetime) or not isinstance(completed, datetime) or not good_duration
     counts[_INDEX["messages"]] = 1
     counts[_INDEX["problems"]] = int(bad or missing or timing_bad)
