@@ -46,6 +46,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "search": (".cli_index", "main_search"),
     "export": (".cli_export", "main_export"),
     "context": (".cli_context", "main_context"),
+    "usage": (".cli_usage", "main_usage"),
 }
 
 
