@@ -31,6 +31,7 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("narrow", {"session": RESEARCH}, (), NARROW),
     ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
     ("export", {"session": RESEARCH}, ("e",), WIDE),
+    ("time-travel", {"session": MIGRATION, "seq": 18}, ("x",), WIDE),
 ]
 
 

@@ -45,6 +45,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": (".cli_index", "main_index"),
     "search": (".cli_index", "main_search"),
     "export": (".cli_export", "main_export"),
+    "context": (".cli_context", "main_context"),
+    "usage": (".cli_usage", "main_usage"),
     "serve": (".cli_serve", "main_serve"),
 }
 

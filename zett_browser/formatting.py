@@ -219,6 +219,8 @@ def header(record: RawMessageRecord, options: FormatOptions) -> Block:
         spans.append(Span(f"  {usage}", "usage"))
     if record.sequence <= options.compacted_through:
         spans.append(Span("  [compacted]", "compacted"))
+    if not record.message.include_in_messages and not isinstance(record.message, UnreadableMessage):
+        spans.append(Span("  [not replayed]", "compacted"))  # include_in_messages false: load() skips it
     return Block(tuple(spans))
 
 

@@ -21,7 +21,18 @@ from textual.binding import Binding, BindingType
 #: the live demo (bound when it runs), the inspector, the detail view, the search view
 #: and its list of hits, or Textual itself.
 Scope = Literal[
-    "app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual", "export"
+    "app",
+    "main",
+    "rawlog",
+    "tree",
+    "live",
+    "inspector",
+    "detail",
+    "search",
+    "hits",
+    "textual",
+    "export",
+    "context",
 ]
 
 
@@ -119,6 +130,19 @@ KEYMAP: tuple[Row, ...] = (
         "Raw Log",
         "open the delegated session of a `task` call or its result (and reveal it in the tree)",
         (_k("o", "open_child", "Open child", "rawlog", command="Open delegated session"),),
+    ),
+    Row(
+        "`x`",
+        "Raw Log",
+        "time travel: the model's context when it produced this message (summary first), "
+        "its size per category and the step's measured input_tokens",
+        (_k("x", "time_travel", "Context", "rawlog", command="Model context at this message"),),
+    ),
+    Row(
+        "marks",
+        "Raw Log",
+        "`[not replayed]`: include_in_messages is false, load() never gives the row back; "
+        "dim: covered by the snapshot in force at the cursor's step",
     ),
     Row(
         "`i`",
@@ -303,6 +327,32 @@ KEYMAP: tuple[Row, ...] = (
         "search view",
         "close the search view, back to where you were",
         (_k("escape", "close", "Close", "search", footer=True, palette=False),),
+    ),
+    Row(
+        "`n` `p` `g`",
+        "context view",
+        "next / previous / first page of the context (the summary comes first)",
+        (
+            _k("n", "page('next')", "Next page", "context", footer=True, palette=False),
+            _k("p", "page('prev')", "Prev page", "context", footer=True, palette=False),
+            _k("g", "page('first')", "First", "context", palette=False),
+        ),
+    ),
+    Row(
+        "`w`",
+        "context view",
+        "write the context as a JSON list of zett-agent message envelopes (exactly as stored) to "
+        "`zett-context-<session>-at-<N>.json` in the current directory",
+        (_k("w", "write_json", "Write JSON", "context", footer=True, palette=False),),
+    ),
+    Row(
+        "`escape` `q`",
+        "context view",
+        "close, back to the Raw Log",
+        (
+            _k("escape", "close", "Close", "context", footer=True, palette=False),
+            _k("q", "close", "Close", "context", palette=False),
+        ),
     ),
     Row("`s`", "live demo", "pause / resume the writer", (_k("s", "live_pause", "Pause/Play", "live", footer=True),)),
     Row(

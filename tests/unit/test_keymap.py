@@ -8,6 +8,7 @@ from pathlib import Path
 
 from zett_browser import keymap
 from zett_browser.app import ZettBrowserApp
+from zett_browser.screens.context import ContextScreen
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.export import ExportDialog
 from zett_browser.screens.help import help_text
@@ -57,6 +58,7 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "export": ExportDialog,
         "search": SearchScreen,
         "hits": HitList,
+        "context": ContextScreen,
     }
     for row in keymap.KEYMAP:
         for key in row.keys:

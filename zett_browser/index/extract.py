@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.messages import (
     AgentMessage,
@@ -27,6 +27,9 @@ from ..model.messages import (
 )
 from ..storage import decode_message_leniently
 from ..storage.codec import BYTES_KEY
+
+if TYPE_CHECKING:
+    from .totals import RowUsage
 
 KIND_NAMES = {1: "system", 2: "user", 3: "assistant", 4: "tool", 5: "snapshot", 6: "agent"}
 #: Longest text kept of one scalar value inside arguments or metadata (huge blobs add nothing).
@@ -53,6 +56,9 @@ class Doc:
     meta: str = "{}"
     tags: str = "{}"
     problem: str | None = None
+    provider: str | None = None  # assistant steps: for cost (issue 12)
+    calls: int = 0  # assistant steps: tool calls made
+    usage: RowUsage | None = None  # the row's usage facts, set by the writer
 
 
 def flatten(value: Any) -> Iterator[str]:
@@ -117,6 +123,7 @@ def _assistant(message: AssistantMessage, doc: Doc) -> list[str]:
             texts.append(call.error)
     doc.tools = " ".join(names)
     doc.model = message.model
+    doc.provider, doc.calls = message.provider, len(names)
     if message.stop is not None:
         doc.stop = message.stop.reason.value
         texts.append(message.stop.describe())
@@ -285,4 +292,5 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
             texts.append(call["error"])
     doc.tools = " ".join(call["name"] for call in calls)
     doc.model = data.get("model")
+    doc.provider, doc.calls = data.get("provider"), len(calls)
     return texts

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from .context import ContextRow
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 
 
@@ -75,6 +76,22 @@ class BrowsingStore(Protocol):
 
     async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
         """Characters of plain text in a Raw Log prefix."""
+        ...
+
+    async def context_page(
+        self,
+        session_id: str,
+        *,
+        after_sequence: int,
+        before_sequence: int,
+        after_id: str | None = None,
+        limit: int = 200,
+    ) -> list[ContextRow]:
+        """Rows strictly between two sequences, ascending, each with its stored envelope."""
+        ...
+
+    async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
+        """One snapshot version's stored ``message_json``, or None."""
         ...
 
     async def change_token(self) -> tuple[object, ...]:

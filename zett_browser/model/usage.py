@@ -88,18 +88,19 @@ class SessionUsage:
     session_id: str
     own: Totals
     subtree: Totals
-    models: tuple[ModelCost, ...] = ()
+    models: tuple[ModelCost, ...] = ()  # cost by model over the subtree (largest first)
     failed: bool = False  # the session ended in a failure (failed last tool result, refusal, error)
+    own_models: tuple[ModelCost, ...] = ()  # cost by model of the session's own steps
 
 
 class TreeSort(Enum):
-    """Orders of a tree level."""
+    """Orders of a tree level (largest first; ties by latest activity)."""
 
-    ACTIVITY = "activity"
-    COST = "cost"
-    TOKENS = "tokens"
-    TIME = "time"
-    FAILURES = "failures"
+    ACTIVITY = "activity"  # the session's last activity (updated_at)
+    COST = "cost"  # subtree cost (priced steps)
+    TOKENS = "tokens"  # subtree input + output tokens
+    TIME = "time"  # subtree measured time
+    FAILURES = "failures"  # subtree failed sessions + failed tool results + refused + cut-off steps
 
 
 class UsageService(Protocol):
@@ -114,8 +115,14 @@ class UsageService(Protocol):
         """Own and subtree usage of these sessions (missing ids are left out)."""
         ...
 
-    async def ordered_children(
-        self, parent_id: str | None, order: TreeSort, offset: int, limit: int
-    ) -> list[str]:
+    async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
         """Ids of one tree level (roots when ``parent_id`` is None), largest first."""
+        ...
+
+    async def complete(self) -> bool:
+        """Whether the totals cover the whole store (False while the first build runs)."""
+        ...
+
+    async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
+        """Ids of the orphans (parent missing from the store, or itself), largest first."""
         ...

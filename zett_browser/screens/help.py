@@ -20,6 +20,7 @@ SECTIONS = (
     ("Inspector", ("inspector",)),
     ("Detail view", ("detail view",)),
     ("Search view", ("search view",)),
+    ("Context view", ("context view",)),
     ("Live demo", ("live demo",)),
 )
 

@@ -279,6 +279,7 @@ class MainScreen(IndexingScreen):
             select_sequence=request.select,
             empty_text="This session has no messages." if not state.count else "No messages here.",
             preface=preface,
+            snapshots=state.snapshots,
         )
         self._show_status(records)
         if not self._started:
@@ -461,6 +462,14 @@ class MainScreen(IndexingScreen):
             self.notify("This message names no delegated session", markup=False)
             return
         self.open_session_by_id(child, None, push=True)
+
+    def on_raw_log_view_context_requested(self, event: RawLogView.ContextRequested) -> None:
+        from .context import ContextScreen  # imported with the first time travel, not at start
+
+        record = event.record
+        self.app.push_screen(
+            ContextScreen(self.store, record.session_id, record.sequence, page_size=self.options.page_size)
+        )
 
     def on_inspector_summary_opened(self, event: Inspector.SummaryOpened) -> None:
         snapshot = event.snapshot

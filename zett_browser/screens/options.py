@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from ..model.export import ExportService
 from ..model.search import SearchService
+from ..model.usage import UsageService
 
 
 def _now() -> datetime:
@@ -45,3 +46,5 @@ class BrowserOptions:
     search_query: str | None = None
     #: Writes exports of the store (the ``e`` dialog); None: no export offered.
     exporter: ExportService | None = None
+    #: Usage totals and cost from the side index (None: ``--no-index``).
+    usage: UsageService | None = None

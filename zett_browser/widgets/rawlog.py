@@ -19,11 +19,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..context import in_force
 from ..keymap import bindings
-from ..model import RawMessageRecord
+from ..model import RawMessageRecord, SnapshotInfo
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 
+_DIM = Style(dim=True)
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
 FINISH_CHUNK = 8
 
@@ -56,6 +58,13 @@ class RawLogView(ScrollView, can_focus=True):
             super().__init__()
             self.record = record
 
+    class ContextRequested(Message):
+        """The user asked for the model's context at a record (time travel)."""
+
+        def __init__(self, record: RawMessageRecord) -> None:
+            super().__init__()
+            self.record = record
+
     class ChildRequested(Message):
         """The user asked to open the delegated session this record names."""
 
@@ -68,6 +77,9 @@ class RawLogView(ScrollView, can_focus=True):
         self.records: list[RawMessageRecord] = []
         self.boundaries: dict[int, str] = {}
         self.compacted_through = 0
+        #: The session's snapshots: rows the one in force at the cursor covers are dimmed.
+        self.snapshots: Sequence[SnapshotInfo] = ()
+        self._covered: tuple[int, int] = (-1, 0)
         self.cursor = 0
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
@@ -91,6 +103,7 @@ class RawLogView(ScrollView, can_focus=True):
         select_sequence: int | None = None,
         empty_text: str = "No messages.",
         preface: Sequence[Text] = (),
+        snapshots: Sequence[SnapshotInfo] = (),
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
 
@@ -101,6 +114,8 @@ class RawLogView(ScrollView, can_focus=True):
         self.preface = list(preface)
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
+        self.snapshots = snapshots
+        self._covered = (-1, 0)
         self.empty_text = empty_text
         self.cursor = 0
         if select_sequence is not None:
@@ -242,10 +257,22 @@ class RawLogView(ScrollView, can_focus=True):
         if index >= len(self._lines):
             return Strip.blank(self.size.width, self.rich_style)
         strip = self._lines[index]
-        if self._owner[index] == self.cursor and self.records:
+        owner = self._owner[index]
+        if owner >= 0 and self.records[owner].sequence <= self.covered_floor():
+            strip = strip.apply_style(_DIM)  # summarised in the context the cursor's step had
+        if owner == self.cursor and self.records:
             part = "rawlog--cursor" if self.has_focus else "rawlog--cursor-blurred"
             strip = strip.apply_style(Style(bgcolor=self.get_component_rich_style(part).bgcolor))
         return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
+
+    def covered_floor(self) -> int:
+        """The boundary of the snapshot in force when the cursor's message began (0: none)."""
+        if not self.snapshots or not self.records:
+            return 0
+        if self._covered[0] != self.cursor:
+            snapshot = in_force(self.snapshots, self.records[self.cursor].started_at)
+            self._covered = (self.cursor, snapshot.compacted_through_sequence if snapshot else 0)
+        return self._covered[1]
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
         wrapped = self._next
@@ -292,6 +319,10 @@ class RawLogView(ScrollView, can_focus=True):
     def action_jump_call(self) -> None:
         if self.current is not None:
             self.post_message(self.CallJump(self.current))
+
+    def action_time_travel(self) -> None:
+        if self.current is not None:
+            self.post_message(self.ContextRequested(self.current))
 
     def action_open_child(self) -> None:
         if self.current is not None:

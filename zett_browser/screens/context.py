@@ -1,0 +1,197 @@
+"""Provides the time-travel view: the model's context when it produced message N.
+
+Opened with ``x`` on a Raw Log message. The head says which snapshot was in force, the
+size per category and the step's measured ``input_tokens`` (counted in the background,
+a page of rows at a time); below, the context itself in the Raw Log's own virtual view,
+one page at a time: the summary first, then the rows the model got back. ``w`` writes
+the context as zett-agent message envelopes (exactly as stored) to a JSON file.
+Everything is read through :mod:`zett_browser.context` and the store's protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from functools import partial
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.screen import Screen
+
+from .. import context
+from ..context import ContextPoint
+from ..formatting import full_text, kind_name
+from ..keymap import bindings
+from ..model.context import ContextRow
+from ..model.store import BrowsingStore
+from ..widgets.context import ContextHead
+from ..widgets.footer import KeyFooter
+from ..widgets.rawlog import RawLogView
+from ..widgets.safe import clean, one_line
+from ..widgets.status import summary_item
+from .detail import MessageDetail
+
+#: Rows decoded per read when the whole context is walked (size, export): about 25 ms of
+#: decoding, so keys stay answered while a context of 100,000 rows is counted.
+STEP = 100
+
+
+def _write(target: Path, items: list[object]) -> None:
+    """Serialise and write the export (in a thread: a big context is megabytes of JSON)."""
+    target.write_text(context.dump(items) + "\n", encoding="utf-8")
+
+
+def export_name(session_id: str, at: int) -> str:
+    """``zett-context-<session>-at-<N>.json``: the id's letters, digits and dashes only."""
+    safe = re.sub(r"[^A-Za-z0-9-]", "", session_id)[:36] or "session"
+    return f"zett-context-{safe}-at-{at}.json"
+
+
+class ContextScreen(Screen[None]):
+    """The context of one message, a page at a time, with its size and the export."""
+
+    BINDINGS = bindings("context")
+
+    DEFAULT_CSS = """
+    ContextScreen #context-log { height: 1fr; }
+    """
+
+    def __init__(
+        self, store: BrowsingStore, session_id: str, at: int, *, page_size: int = 100, export_dir: Path | None = None
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.at = at
+        self.page_size = page_size
+        self.export_dir = export_dir
+        self.point: ContextPoint | None = None
+        #: Where each shown page started (``after`` sequence and row id), for ``p``.
+        self._starts: list[tuple[int, str | None]] = []
+        self._shown: list[ContextRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield ContextHead(id="context-head")
+        yield RawLogView(id="context-log")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = f"Context at #{self.at}"
+        self.sub_title = clean(self.session_id)
+        self.query_one(RawLogView).show_page([], empty_text="Reading the context…")
+        self.query_one(RawLogView).focus()
+        self.load()
+
+    @work(exclusive=True, group="context", exit_on_error=False)
+    async def load(self) -> None:
+        try:
+            self.point = await context.locate(self.store, self.session_id, self.at)
+        except Exception as error:  # noqa: BLE001 - any failed read becomes a line, never a crash
+            self.query_one(RawLogView).show_page(
+                [], empty_text=f"The context could not be read: {one_line(error, 300)}"
+            )
+            return
+        head = self.query_one(ContextHead)
+        head.show(self.point, None)
+        await self._show_page(self.point.floor, None)
+        self.count(self.point)
+
+    @work(group="count", exit_on_error=False)
+    async def count(self, point: ContextPoint) -> None:
+        head = self.query_one(ContextHead)
+        try:
+            size = await context.estimate(
+                self.store, point, progress=lambda done: head.show(point, None, progress=done), page=STEP
+            )
+        except Exception as error:  # noqa: BLE001
+            self.notify(f"Could not size the context: {one_line(error, 300)}", severity="error", markup=False)
+            return
+        head.show(point, size)
+
+    async def _read(self, after: int, after_id: str | None) -> list[ContextRow]:
+        """One page of the context's rows (the rows left out are skipped, pages stay full)."""
+        point = self.point
+        assert point is not None
+        page: list[ContextRow] = []
+        pages = context.context_pages(
+            self.store, point, page=self.page_size, start_after=after, start_after_id=after_id
+        )
+        async for rows in pages:
+            page.extend(rows)
+            if len(page) >= self.page_size:
+                break
+        return page[: self.page_size]
+
+    async def _show_page(self, after: int, after_id: str | None) -> bool:
+        point = self.point
+        if point is None:
+            return False
+        try:
+            rows = await self._read(after, after_id)
+        except Exception as error:  # noqa: BLE001
+            self.notify(f"Could not read the context: {one_line(error, 300)}", severity="error", markup=False)
+            return False
+        first = after <= point.floor and after_id is None
+        if not rows and not first:
+            return False
+        self._starts.append((after, after_id))
+        self._shown = rows
+        preface = summary_item(point.snapshot) if first and point.snapshot is not None else []
+        self.query_one(RawLogView).show_page(
+            [row.record for row in rows],
+            empty_text="No Raw Log rows: the context is the summary alone."
+            if point.snapshot
+            else "Empty: the model had no messages before this one.",
+            preface=preface,
+        )
+        return True
+
+    @work(exclusive=True, group="context", exit_on_error=False)
+    async def action_page(self, where: str) -> None:
+        if self.point is None:
+            return
+        if where == "first":
+            self._starts.clear()
+            await self._show_page(self.point.floor, None)
+        elif where == "next" and self._shown and len(self._shown) >= self.page_size:
+            last = self._shown[-1].record
+            await self._show_page(last.sequence, last.id)
+        elif where == "prev" and len(self._starts) > 1:
+            self._starts.pop()
+            after, after_id = self._starts.pop()
+            await self._show_page(after, after_id)
+
+    @work(group="export", exit_on_error=False)
+    async def action_write_json(self) -> None:
+        point = self.point
+        if point is None:
+            return
+        target = (self.export_dir or Path.cwd()) / export_name(self.session_id, point.at)
+        try:
+            items = [item async for item in context.envelopes(self.store, point, page=STEP)]
+            await asyncio.to_thread(_write, target, items)
+        except Exception as error:  # noqa: BLE001 - ContextError, OSError, a failed read: one line
+            self.notify(f"Not written: {one_line(error, 300)}", severity="error", markup=False)
+            return
+        self.notify(f"Wrote the context to {clean(target)}", markup=False, timeout=8)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def on_raw_log_view_record_opened(self, event: RawLogView.RecordOpened) -> None:
+        record = event.record
+        self.app.push_screen(MessageDetail(f"#{record.sequence} {kind_name(record)}", partial(full_text, record)))
+
+    def on_raw_log_view_context_requested(self, event: RawLogView.ContextRequested) -> None:
+        """``x`` here too: travel to the context of that message."""
+        event.stop()
+        self.app.switch_screen(
+            ContextScreen(
+                self.store,
+                self.session_id,
+                event.record.sequence,
+                page_size=self.page_size,
+                export_dir=self.export_dir,
+            )
+        )
