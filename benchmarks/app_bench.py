@@ -180,6 +180,9 @@ async def _child_app(store: str, plan: dict[str, Any]) -> dict[str, Any]:
         out["first_paint"] = await watch.wait()
         out["first_frame"] = watch.first_frame
         out["hwm_first_paint_kb"] = vm_hwm_kb(os.getpid())
+        if plan.get("first_only"):
+            out["modules"] = sorted(sys.modules)
+            return out
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if plan.get("heavy"):

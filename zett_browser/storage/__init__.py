@@ -6,6 +6,10 @@ the storage classes, the typed records, the message types and the envelope codec
 
 from __future__ import annotations
 
+from . import narrow
+
+narrow.load()  # before any module below imports sqlalchemy.ext.asyncio: no ORM at start-up
+
 from ..model.messages import (
     AgentMessage,
     AnyMessage,

@@ -26,7 +26,6 @@ from typing import Any
 
 from sqlalchemy import Integer, and_, func, literal, or_, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -61,7 +60,7 @@ class TreeQueries(SessionStorageCore):
     """The queries that build the session tree."""
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
-        children = aliased(sessions_t, name="child")
+        children = sessions_t.alias("child")
         child_count = (
             select(func.count())
             .select_from(children)
@@ -187,7 +186,7 @@ class TreeQueries(SessionStorageCore):
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
-        parents = aliased(sessions_t, name="up")
+        parents = sessions_t.alias("up")
         anchor = select(sessions_t.c.parent_session_id.label("cur"), literal(1, Integer).label("depth")).where(
             sessions_t.c.id == session_id
         )
@@ -213,8 +212,8 @@ class TreeQueries(SessionStorageCore):
         created before its children, so in a healthy store no walk starts at all: the
         cost is one pass over the sessions' ids.
         """
-        parent = aliased(sessions_t, name="p")
-        up = aliased(sessions_t, name="up")
+        parent = sessions_t.alias("p")
+        up = sessions_t.alias("up")
         anchor = (
             select(
                 sessions_t.c.id.label("start"),
@@ -243,7 +242,7 @@ class TreeQueries(SessionStorageCore):
         """
         if limit < 1:
             raise ValueError("limit must be positive")
-        parents = aliased(sessions_t, name="parent")
+        parents = sessions_t.alias("parent")
         parent_exists = select(parents.c.id).where(parents.c.id == sessions_t.c.parent_session_id).exists()
         missing_parent = and_(func.coalesce(sessions_t.c.parent_session_id, "") != "", ~parent_exists)
         where = [or_(missing_parent, sessions_t.c.id.in_(self._cycle_representatives()))]
