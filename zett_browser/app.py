@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -27,6 +27,7 @@ from .screens.main import MainScreen
 from .screens.options import BrowserOptions
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
 from .widgets.rawlog import RawLogView
+from .warmstart import WarmStart, WarmStore
 from .widgets.render import use_theme
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
@@ -49,8 +50,17 @@ class ZettBrowserApp(App[None]):
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5
 
-    def __init__(self, storage: BrowsingStore, options: BrowserOptions, *, live: LiveDemo | None = None) -> None:
+    def __init__(
+        self,
+        storage: BrowsingStore,
+        options: BrowserOptions,
+        *,
+        live: LiveDemo | None = None,
+        warm: WarmStart | None = None,
+    ) -> None:
         super().__init__()
+        #: The first screen's reads, already running on a thread (None: read on the loop).
+        self.warm = warm
         #: The live compaction demo writing into the store, if any.
         self.live = live
         self.live_paused = False
@@ -62,7 +72,8 @@ class ZettBrowserApp(App[None]):
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
-        self.push_screen(MainScreen(self.storage, self.options))
+        store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
+        self.push_screen(MainScreen(store, self.options))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)
@@ -76,6 +87,8 @@ class ZettBrowserApp(App[None]):
         self.screen.refresh()
 
     async def on_unmount(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
         if self.options.search is not None:
             await self.options.search.close()  # the index sync reads the store: stop it first
         if self.live is not None:
@@ -170,4 +183,8 @@ def make_app(
         from .searching import IndexSearch  # the index is imported only when search is on
 
         options = replace(options, search=IndexSearch(storage, index_dir), search_query=search)
-    return ZettBrowserApp(storage, options, live=live)
+    warm = None
+    if live is None and isinstance(storage, SQLSessionStorage):
+        # The first screen's reads start now, on a thread, while Textual starts.
+        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
+    return ZettBrowserApp(storage, options, live=live, warm=warm)
