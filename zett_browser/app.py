@@ -26,8 +26,8 @@ from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
-from .widgets.rawlog import RawLogView
 from .warmstart import WarmStart, WarmStore
+from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``

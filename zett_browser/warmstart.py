@@ -105,7 +105,11 @@ class WarmStart:
                 self._call("raw_bounds", session),
                 self._call("list_snapshots", session),
                 self._call("ancestors", session),
-                *([self._call("raw_page", session, after_sequence=None, limit=self.page_size)] if self.seq is None else []),
+                *(
+                    [self._call("raw_page", session, after_sequence=None, limit=self.page_size)]
+                    if self.seq is None
+                    else []
+                ),
                 return_exceptions=True,
             )
         finally:

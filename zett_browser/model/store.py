@@ -32,6 +32,12 @@ class BrowsingStore(Protocol):
         """Sessions delegated by ``session_id``, in creation order."""
         ...
 
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one read."""
+        ...
+
     async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """Delegated sessions whose parent row is missing."""
         ...

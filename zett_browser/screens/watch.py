@@ -149,24 +149,18 @@ class WatchingScreen(Screen[None]):
         finally:
             self._polling = False
 
-    async def _read_tree(self, expanded: list[SessionNode]) -> tuple[list[SessionNode], list[list[SessionNode]]]:
-        roots = await self.store.list_roots(limit=ROOTS_PAGE)
-        children = [
-            list((await self.store.list_children(node.session_id, limit=CHILDREN_PAGE)).items) for node in expanded
-        ]
-        return list(roots.items), children
-
     async def _refresh_tree(self) -> None:
         tree = self.query_one(SessionTree)
         expanded = [node for node in tree.expanded_session_nodes() if isinstance(node.data, SessionNode)]
-        sessions = [node.data for node in expanded if isinstance(node.data, SessionNode)]
-        result = await self.fetch(self._read_tree(sessions))
+        ids = [node.data.session_id for node in expanded if isinstance(node.data, SessionNode)]
+        # One read for the roots and every expanded node (it was one read per node).
+        result = await self.fetch(self.store.tree_refresh(ids, roots_limit=ROOTS_PAGE, children_limit=CHILDREN_PAGE))
         if isinstance(result, Failed):
             return
         roots, children = result
-        tree.merge_sessions(tree.root, roots, newest_first=True)
-        for node, items in zip(expanded, children, strict=True):
-            tree.merge_sessions(node, items, newest_first=False)
+        tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        for node, session_id in zip(expanded, ids, strict=True):
+            tree.merge_sessions(node, children[session_id].items, newest_first=False)
 
     async def _refresh_open_session(self) -> None:
         state = self.open

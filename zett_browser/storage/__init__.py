@@ -6,10 +6,6 @@ the storage classes, the typed records, the message types and the envelope codec
 
 from __future__ import annotations
 
-from . import narrow
-
-narrow.load()  # before any module below imports sqlalchemy.ext.asyncio: no ORM at start-up
-
 from ..model.messages import (
     AgentMessage,
     AnyMessage,
@@ -44,6 +40,7 @@ from ..model.records import (
     SessionView,
     SnapshotInfo,
 )
+from . import narrow  # noqa: F401 - first: SQLAlchemy's asyncio engine without its ORM
 from .browse import SQLiteSessionStorage, SQLSessionStorage, open_store
 from .codec import MESSAGE_TYPES, MessageKind, decode_message_leniently, decode_messages, encode_messages
 from .engine import DEFAULT_PATH, Target, parse_target

@@ -61,7 +61,10 @@ def load() -> None:
             for name in names:
                 setattr(package, name, getattr(module, name))
         # Only now: while the submodules import, ``from . import exc`` must find the module.
-        package.__getattr__ = complete  # type: ignore[attr-defined]
+        package.__getattr__ = complete  # type: ignore[method-assign]
     except Exception:  # noqa: BLE001 - a layout we do not know: fall back to the real package
         del sys.modules[PACKAGE]
         importlib.import_module(PACKAGE)
+
+
+load()  # importing this module is what the storage package does first

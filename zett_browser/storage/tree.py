@@ -21,6 +21,7 @@ start-up asks it for one orphan only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
@@ -169,20 +170,49 @@ class TreeQueries(SessionStorageCore):
             raise ValueError("limit must be positive")
 
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
-            members = await self._cycle_of(connection, session_id)
-            where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
-            if members:
-                representative = await connection.scalar(
-                    select(func.min(sessions_t.c.id)).where(sessions_t.c.id.in_([bind(m) for m in members]))
-                )
-                where.append(sessions_t.c.id != bind(representative))
-            nodes, after = await self._node_page(
-                connection, where, limit, cursor=cursor, newest_first=False, key="created_at"
-            )
-            marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
-            return Page(items=marked, next_cursor=after)
+            return await self._children_page(connection, session_id, limit, cursor)
 
         return await self._read(work)
+
+    async def _children_page(
+        self, connection: AsyncConnection, session_id: str, limit: int, cursor: SessionCursor | None
+    ) -> Page[SessionNode]:
+        members = await self._cycle_of(connection, session_id)
+        where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
+        if members:
+            representative = await connection.scalar(
+                select(func.min(sessions_t.c.id)).where(sessions_t.c.id.in_([bind(m) for m in members]))
+            )
+            where.append(sessions_t.c.id != bind(representative))
+        nodes, after = await self._node_page(
+            connection, where, limit, cursor=cursor, newest_first=False, key="created_at"
+        )
+        marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
+        return Page(items=marked, next_cursor=after)
+
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one read transaction.
+
+        A live tree's change poll re-reads every expanded node: one pooled read for all of
+        them (one connection, one consistent snapshot) instead of one read per node.
+        """
+        if roots_limit < 1 or children_limit < 1:
+            raise ValueError("limit must be positive")
+        where = [func.coalesce(sessions_t.c.parent_session_id, "") == ""]
+
+        async def work(connection: AsyncConnection) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+            nodes, after = await self._node_page(
+                connection, where, roots_limit, cursor=None, newest_first=True, key="updated_at"
+            )
+            children = {
+                session_id: await self._children_page(connection, session_id, children_limit, None)
+                for session_id in dict.fromkeys(session_ids)
+            }
+            return Page(items=nodes, next_cursor=after), children
+
+        return await self._read(work, consistent=True)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
