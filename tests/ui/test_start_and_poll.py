@@ -97,3 +97,39 @@ async def test_the_poll_refreshes_expanded_nodes_in_one_read(tmp_path: Path) -> 
         assert child is not None and "1m ago" in str(child.label), "the poll refreshed the expanded node"
         assert single == [], "no read per expanded node"
         assert any(AGENT_RUN_ROOT in call[0] for call in batched), "the expanded node was in the batched read"
+
+
+async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None:
+    """A poll after an append re-reads the bounds and a snapshot mark, not every version;
+    a new version is still read and shown."""
+    from zett_browser.storage import CompactedMessage, SQLiteSessionStorage, UserMessage
+    from zett_browser.widgets.inspector import Inspector
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(4):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    await writer.snapshot("live", CompactedMessage(content="summary one"), 2, 0)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    decoded = count_calls(app.storage, "list_snapshots")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await writer.append("live", "r", UserMessage(content="late 0"))
+        await wait_until(pilot, lambda: sequences(app)[-1:] == [5])
+        decoded.clear()
+        for index in range(1, 4):
+            await writer.append("live", "r", UserMessage(content=f"late {index}"))
+            await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [5 + index])
+        assert decoded == [], "appends alone never re-read the snapshot versions"
+        await writer.snapshot("live", CompactedMessage(content="summary two"), 6, 1)
+        await wait_until(pilot, lambda: len(app.screen.query_one(Inspector).snapshots) == 2)
+        assert len(decoded) >= 1
+    await writer.close()
+
+
+async def wait_until(pilot: Any, condition: Any, seconds: float = 15.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        await pilot.pause(0.05)
+        if condition():
+            return
+    raise AssertionError("not seen in time")

@@ -54,6 +54,10 @@ class BrowsingStore(Protocol):
         """Every snapshot version of a session, oldest first."""
         ...
 
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        """The number of snapshot versions and the newest id (changes when one is added)."""
+        ...
+
     async def raw_page(
         self, session_id: str, *, after_sequence: int | None = 0, after_id: str | None = None, limit: int = 50
     ) -> list[RawMessageRecord]:

@@ -47,6 +47,8 @@ class OpenSession:
     last: int = 0
     snapshots: list[SnapshotInfo] = field(default_factory=list)
     model_view: bool = False
+    #: ``snapshot_mark`` when ``snapshots`` were read by a poll (None: not compared yet).
+    snapshot_mark: tuple[int, str | None] | None = None
 
 
 class WatchingScreen(Screen[None]):
@@ -167,24 +169,31 @@ class WatchingScreen(Screen[None]):
         if state is None:
             return
         session_id = state.node.session_id
+        store = self.store
 
-        async def read() -> tuple[RawLogBounds, list[SnapshotInfo]]:
-            return await self.store.raw_bounds(session_id), await self.store.list_snapshots(session_id)
+        async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotInfo]]:
+            bounds, mark = await store.raw_bounds(session_id), await store.snapshot_mark(session_id)
+            # Snapshots are decoded again only when one was added (or the first time).
+            same = mark == state.snapshot_mark
+            return bounds, mark, state.snapshots if same else await store.list_snapshots(session_id)
 
         result = await self.fetch(read())
         if isinstance(result, Failed):
             return
-        bounds, snapshots = result
+        bounds, mark, snapshots = result
+        snapshots_changed = snapshots is not state.snapshots and snapshots != state.snapshots
+        state.snapshot_mark = mark
         view = self.query_one(RawLogView)
         grew = bounds.count != state.count
-        if not grew and len(snapshots) == len(state.snapshots):
+        if not grew and not snapshots_changed:
             return
         shown_last = view.records[-1].sequence if view.records else 0
         at_end = shown_last >= state.last
         added = max(0, (bounds.last_sequence or 0) - state.last)
         state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
         state.snapshots = snapshots
-        self.query_one(Inspector).show(snapshots, message_count=state.count)
+        if snapshots_changed or not snapshots:  # with none, the pane shows the message count
+            self.query_one(Inspector).show(snapshots, message_count=state.count)
         if self.follow:
             await self._load_page(paging.last_page(select=state.last))
             self.unseen = 0
