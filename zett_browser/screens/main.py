@@ -268,8 +268,10 @@ class MainScreen(IndexingScreen):
         if state.model_view:
             request = paging.clamp_to_floor(request, floor)
         call = read_window(self.store, state.node.session_id, request, size)
+        self.query_one(RawLogView).hold()  # no wrapping of the page being left while reading
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
+            self.query_one(RawLogView).resume()
             self._unreadable_page(state.node.session_id, records.error)
             return
         preface = []
