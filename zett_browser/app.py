@@ -151,7 +151,7 @@ def make_app(
     seq: int | None = None,
     page_size: int = 50,
     clock: Callable[[], datetime] | None = None,
-    poll_interval: float = 1.0,
+    poll_interval: float = 0.5,
     live: LiveDemo | None = None,
     index: bool = False,
     index_dir: Path | None = None,
