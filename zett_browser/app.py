@@ -180,9 +180,9 @@ def make_app(
     if clock is not None:
         options = replace(options, clock=clock)
     if index and isinstance(storage, SQLSessionStorage):
-        from .searching import IndexSearch  # the index is imported only when search is on
+        from .lazysearch import LazySearch  # the index itself is imported at its first use
 
-        options = replace(options, search=IndexSearch(storage, index_dir), search_query=search)
+        options = replace(options, search=LazySearch(storage, index_dir), search_query=search)
     warm = None
     if live is None and isinstance(storage, SQLSessionStorage):
         # The first screen's reads start now, on a thread, while Textual starts.

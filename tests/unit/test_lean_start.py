@@ -67,3 +67,21 @@ def test_names_only_the_full_asyncio_package_gives_still_import() -> None:
         "assert AsyncSession.__name__ == 'AsyncSession' and async_sessionmaker and AsyncConnection"
     )
     assert "sqlalchemy.orm" in loaded_after(code)
+
+
+def test_the_side_index_is_imported_at_its_first_use(tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "store.sqlite3"
+    shutil.copy(ROOT / "tests" / "fixtures" / "agent_run.sqlite3", store)
+    built = (
+        "import asyncio, sys\n"
+        "from zett_browser.app import make_app\n"
+        f"app = make_app({str(store)!r}, index=True, index_dir=__import__('pathlib').Path({str(tmp_path)!r}))\n"
+        "assert app.warm is not None\n"
+        "app.warm.thread.join()\n"
+        "assert 'zett_browser.index' not in sys.modules, 'imported before use'\n"
+        "assert app.options.search.syntax  # the query help: the index is imported now\n"
+        "asyncio.run(app.storage.close())"
+    )
+    assert "zett_browser.index" in loaded_after(built)

@@ -295,6 +295,7 @@ class MainScreen(IndexingScreen):
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
+            self.call_after_refresh(self.start_deferred_sync)
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
         """A page of the open session could not be read: never leave another session's rows
