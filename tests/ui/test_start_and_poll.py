@@ -133,3 +133,37 @@ async def wait_until(pilot: Any, condition: Any, seconds: float = 15.0) -> None:
         if condition():
             return
     raise AssertionError("not seen in time")
+
+
+async def test_following_a_growing_session_lays_nothing_out(tmp_path: Path) -> None:
+    """Each new row repaints the Raw Log, the status and the inspector's count; none of them
+    needs the whole screen laid out again (a layout per poll blocked the UI)."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(60):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        app.screen.follow = True  # type: ignore[attr-defined]
+        await writer.append("live", "r", UserMessage(content="late 0"))
+        await wait_until(pilot, lambda: sequences(app)[-1:] == [61])
+        await settle(pilot)
+        layouts: list[int] = []
+        real = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(1)
+            return real(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        for index in range(1, 4):
+            await writer.append("live", "r", UserMessage(content=f"late {index}"))
+            await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [61 + index])
+        await settle(pilot)
+        context = app.screen.query_one("#inspector-context")
+        assert "64 messages" in str(context.render()), "the count is current"
+        assert layouts == []
+    await writer.close()
