@@ -267,6 +267,10 @@ def run_app(
     search: str | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
+    from .warmstart import WarmStart
+
+    # The first screen's reads start before Textual and the app's modules are imported.
+    warm = None if live else WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
     from .app import make_app
 
     app = make_app(
@@ -278,6 +282,7 @@ def run_app(
         index=index,
         index_dir=index_dir,
         search=search,
+        warm=warm,
     )
     try:
         app.run()

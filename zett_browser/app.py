@@ -25,6 +25,7 @@ from .lifecycle import install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
+from .screens.watch import ROOTS_PAGE
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
 from .warmstart import WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
@@ -156,12 +157,14 @@ def make_app(
     index: bool = False,
     index_dir: Path | None = None,
     search: str | None = None,
+    warm: WarmStart | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
 
     ``index``: keep the store's side index up to date in the background and offer search
     (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
-    user cache). ``search``: open the search view on this query.
+    user cache). ``search``: open the search view on this query. ``warm``: the first screen's
+    reads, already started (by default they start here).
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -183,8 +186,7 @@ def make_app(
         from .lazysearch import LazySearch  # the index itself is imported at its first use
 
         options = replace(options, search=LazySearch(storage, index_dir), search_query=search)
-    warm = None
-    if live is None and isinstance(storage, SQLSessionStorage):
+    if warm is None and live is None and isinstance(storage, SQLSessionStorage):
         # The first screen's reads start now, on a thread, while Textual starts.
-        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
+        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
     return ZettBrowserApp(storage, options, live=live, warm=warm)

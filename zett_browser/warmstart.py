@@ -5,7 +5,8 @@ for a few hundred milliseconds; a read started on that loop waits behind it, and
 screen's reads depend on each other (the change token, then the roots, then the newest
 session's node, bounds, snapshots and ancestors, then its first page). :class:`WarmStart`
 runs that chain at once on a thread with its own event loop (the store keeps one pool per
-loop; SQLite's work runs outside the GIL), started when the app is built.
+loop; SQLite's work runs outside the GIL), started when the app is built, or by the command
+line before it imports Textual (this module imports neither Textual nor the screens).
 
 :class:`WarmStore` is the store as the first screen sees it: a call whose exact arguments
 the warm start read (or is reading) is answered with that result, once; anything else,
@@ -22,8 +23,6 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import Any
 
-from .screens.watch import ROOTS_PAGE
-
 #: The store methods the warm start may answer.
 SERVED = frozenset({"change_token", "list_roots", "get_node", "raw_bounds", "list_snapshots", "ancestors", "raw_page"})
 
@@ -38,8 +37,11 @@ def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
 class WarmStart:
     """The first screen's reads on a thread of their own; each result handed out once."""
 
-    def __init__(self, store: Any, *, session: str | None, seq: int | None, page_size: int) -> None:
+    def __init__(
+        self, store: Any, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
+    ) -> None:
         self.store = store
+        self.roots_page = roots_page
         self.session = session
         self.seq = seq
         self.page_size = page_size
@@ -96,7 +98,7 @@ class WarmStart:
             await self._call("change_token")
             session = self.session
             if session is None:
-                roots = await self._call("list_roots", limit=ROOTS_PAGE)
+                roots = await self._call("list_roots", limit=self.roots_page)
                 session = roots.items[0].session_id if roots.items else None
             if session is None:
                 return
