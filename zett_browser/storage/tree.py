@@ -193,10 +193,11 @@ class TreeQueries(SessionStorageCore):
     async def tree_refresh(
         self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
     ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
-        """The first page of roots and of each session's children, in one read transaction.
+        """The first page of roots and of each session's children, in one pooled read.
 
-        A live tree's change poll re-reads every expanded node: one pooled read for all of
-        them (one connection, one consistent snapshot) instead of one read per node.
+        A live tree's change poll re-reads every expanded node: one connection for all of
+        them instead of a read (a checkout, a round of awaits) per node. Not one transaction:
+        on a store without WAL a long read would hold the writer off.
         """
         if roots_limit < 1 or children_limit < 1:
             raise ValueError("limit must be positive")
@@ -212,7 +213,7 @@ class TreeQueries(SessionStorageCore):
             }
             return Page(items=nodes, next_cursor=after), children
 
-        return await self._read(work, consistent=True)
+        return await self._read(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
