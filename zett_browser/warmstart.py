@@ -65,6 +65,17 @@ class WarmStart:
             self._closed = True
             self._results.clear()
 
+    async def finish(self) -> None:
+        """Serve nothing more and wait until the thread has released its connections.
+
+        Called before the store is closed: the thread's pool belongs to its own loop, and
+        a connection left open there (aiosqlite runs each on a non-daemon thread) would
+        keep the process from exiting.
+        """
+        self.close()
+        if self.thread.is_alive():
+            await asyncio.to_thread(self.thread.join)
+
     def _promise(self, name: str, *args: Any, **kwargs: Any) -> Future[Any] | None:
         future: Future[Any] = Future()
         with self._lock:
@@ -97,10 +108,12 @@ class WarmStart:
             # The token first: a change committed meanwhile is seen at the first poll.
             await self._call("change_token")
             session = self.session
+            if self._closed:
+                return
             if session is None:
                 roots = await self._call("list_roots", limit=self.roots_page)
                 session = roots.items[0].session_id if roots.items else None
-            if session is None:
+            if session is None or self._closed:
                 return
             await asyncio.gather(
                 self._call("get_node", session),
