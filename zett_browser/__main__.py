@@ -290,8 +290,7 @@ def run_app(
         # The app closes its storage on unmount; closing again is harmless and makes
         # sure the -wal/-shm files a browse created are removed whatever stopped it.
         if warm is not None:
-            warm.close()
-            warm.thread.join()  # its connections are released before the store closes
+            warm.finish()  # its connections are released before the store closes
         asyncio.run(storage.close())
     return app.return_code or 0
 

@@ -89,7 +89,7 @@ class ZettBrowserApp(App[None]):
 
     async def on_unmount(self) -> None:
         if self.warm is not None:
-            await self.warm.finish()  # its connections go before the store closes
+            self.warm.finish()  # its connections go before the store closes
         if self.options.search is not None:
             await self.options.search.close()  # the index sync reads the store: stop it first
         if self.live is not None:

@@ -65,16 +65,18 @@ class WarmStart:
             self._closed = True
             self._results.clear()
 
-    async def finish(self) -> None:
+    def finish(self) -> None:
         """Serve nothing more and wait until the thread has released its connections.
 
         Called before the store is closed: the thread's pool belongs to its own loop, and
-        a connection left open there (aiosqlite runs each on a non-daemon thread) would
-        keep the process from exiting.
+        the store's ``close`` must not find it there (it would dispose of it on a loop that
+        may end meanwhile). The join blocks: it cannot be cancelled halfway through an
+        exit, and the thread needs nothing from the caller's loop (its reads take a few
+        hundred milliseconds at most).
         """
         self.close()
         if self.thread.is_alive():
-            await asyncio.to_thread(self.thread.join)
+            self.thread.join()
 
     def _promise(self, name: str, *args: Any, **kwargs: Any) -> Future[Any] | None:
         future: Future[Any] = Future()
