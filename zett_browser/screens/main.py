@@ -103,6 +103,7 @@ class MainScreen(IndexingScreen):
             return token, page, orphans
 
         result = await self.fetch(read(), "Could not list sessions")
+        self.roots_read = True
         if isinstance(result, Failed):
             return
         self._token, page, orphans = result

@@ -69,6 +69,8 @@ class WatchingScreen(Screen[None]):
         #: Why the server cannot be reached, while it cannot (None: connected).
         self.offline: str | None = None
         self._started = False
+        #: The first read of the roots has answered (or failed): polls may start.
+        self.roots_read = False
         #: The tree width the user asked for with [ and ] (None: the stylesheet's).
         self._tree_width: int | None = None
 
@@ -125,8 +127,9 @@ class WatchingScreen(Screen[None]):
     # ---------------------------------------------------------------- following a live store
 
     def poll_changes(self) -> None:
-        """Start a check for changes unless the previous one is still running."""
-        if not self._polling:
+        """Start a check for changes unless the previous one is still running, or the
+        first read of the roots has not answered yet (it takes the first token)."""
+        if not self._polling and self.roots_read:
             self._polling = True
             self._poll()
 
