@@ -182,6 +182,7 @@ async def _child_app(store: str, plan: dict[str, Any]) -> dict[str, Any]:
         out["hwm_first_paint_kb"] = vm_hwm_kb(os.getpid())
         if plan.get("first_only"):
             out["modules"] = sorted(sys.modules)
+            await pilot.app.workers.wait_for_complete()  # exit with no read in flight
             return out
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
