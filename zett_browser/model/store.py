@@ -33,6 +33,12 @@ class BrowsingStore(Protocol):
         """Sessions delegated by ``session_id``, in creation order."""
         ...
 
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one read."""
+        ...
+
     async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """Delegated sessions whose parent row is missing."""
         ...
@@ -47,6 +53,10 @@ class BrowsingStore(Protocol):
 
     async def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
         """Every snapshot version of a session, oldest first."""
+        ...
+
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        """The number of snapshot versions and the newest id (changes when one is added)."""
         ...
 
     async def raw_page(

@@ -98,22 +98,34 @@ class MainScreen(IndexingScreen):
         async def read() -> tuple[Any, Any, Any]:
             # The token is taken before reading, so a change committed meanwhile is seen at the next poll.
             token = await store.change_token()
-            page, orphans = await asyncio.gather(store.list_roots(limit=ROOTS_PAGE), store.list_orphans(limit=1))
+            page = await store.list_roots(limit=ROOTS_PAGE)
+            # The orphan check grows with delegated sessions: with roots to show it runs after them.
+            orphans = None if page.items else await store.list_orphans(limit=1)
             return token, page, orphans
 
         result = await self.fetch(read(), "Could not list sessions")
+        self.roots_read = True
         if isinstance(result, Failed):
             return
         self._token, page, orphans = result
-        if not page.items and not orphans.items:
+        if orphans is not None and not page.items and not orphans.items:
             self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
         tree.add_sessions(tree.root, page.items, page.next_cursor)
-        if orphans.items:
+        if orphans is None:
+            self.call_after_refresh(self._check_orphans)
+        elif orphans.items:
             tree.add_orphan_group()
         tree.root.expand()
         if self.open is None and page.items and not self.options.session:
             tree.move_cursor(tree.root.children[0] if tree.root.children else None)
             self.open_session_by_id(page.items[0].session_id, None)
+
+    @work(group="tree", exit_on_error=False)
+    async def _check_orphans(self) -> None:
+        """Add the orphaned sessions' group when the store has any (after the first screen)."""
+        orphans = await self.fetch(self.store.list_orphans(limit=1))
+        if not isinstance(orphans, Failed) and orphans.items:
+            self.query_one(SessionTree).add_orphan_group()
 
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
@@ -258,8 +270,10 @@ class MainScreen(IndexingScreen):
         if state.model_view:
             request = paging.clamp_to_floor(request, floor)
         call = read_window(self.store, state.node.session_id, request, size)
+        self.query_one(RawLogView).hold()  # no wrapping of the page being left while reading
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
+            self.query_one(RawLogView).resume()
             self._unreadable_page(state.node.session_id, records.error)
             return
         preface = []
@@ -284,6 +298,7 @@ class MainScreen(IndexingScreen):
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
+            self.call_after_refresh(self.start_deferred_sync)
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
         """A page of the open session could not be read: never leave another session's rows

@@ -47,6 +47,8 @@ class OpenSession:
     last: int = 0
     snapshots: list[SnapshotInfo] = field(default_factory=list)
     model_view: bool = False
+    #: ``snapshot_mark`` when ``snapshots`` were read by a poll (None: not compared yet).
+    snapshot_mark: tuple[int, str | None] | None = None
 
 
 class WatchingScreen(Screen[None]):
@@ -67,6 +69,8 @@ class WatchingScreen(Screen[None]):
         #: Why the server cannot be reached, while it cannot (None: connected).
         self.offline: str | None = None
         self._started = False
+        #: The first read of the roots has answered (or failed): polls may start.
+        self.roots_read = False
         #: The tree width the user asked for with [ and ] (None: the stylesheet's).
         self._tree_width: int | None = None
 
@@ -123,8 +127,9 @@ class WatchingScreen(Screen[None]):
     # ---------------------------------------------------------------- following a live store
 
     def poll_changes(self) -> None:
-        """Start a check for changes unless the previous one is still running."""
-        if not self._polling:
+        """Start a check for changes unless the previous one is still running, or the
+        first read of the roots has not answered yet (it takes the first token)."""
+        if not self._polling and self.roots_read:
             self._polling = True
             self._poll()
 
@@ -149,48 +154,49 @@ class WatchingScreen(Screen[None]):
         finally:
             self._polling = False
 
-    async def _read_tree(self, expanded: list[SessionNode]) -> tuple[list[SessionNode], list[list[SessionNode]]]:
-        roots = await self.store.list_roots(limit=ROOTS_PAGE)
-        children = [
-            list((await self.store.list_children(node.session_id, limit=CHILDREN_PAGE)).items) for node in expanded
-        ]
-        return list(roots.items), children
-
     async def _refresh_tree(self) -> None:
         tree = self.query_one(SessionTree)
         expanded = [node for node in tree.expanded_session_nodes() if isinstance(node.data, SessionNode)]
-        sessions = [node.data for node in expanded if isinstance(node.data, SessionNode)]
-        result = await self.fetch(self._read_tree(sessions))
+        ids = [node.data.session_id for node in expanded if isinstance(node.data, SessionNode)]
+        # One read for the roots and every expanded node (it was one read per node).
+        result = await self.fetch(self.store.tree_refresh(ids, roots_limit=ROOTS_PAGE, children_limit=CHILDREN_PAGE))
         if isinstance(result, Failed):
             return
         roots, children = result
-        tree.merge_sessions(tree.root, roots, newest_first=True)
-        for node, items in zip(expanded, children, strict=True):
-            tree.merge_sessions(node, items, newest_first=False)
+        tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        for node, session_id in zip(expanded, ids, strict=True):
+            tree.merge_sessions(node, children[session_id].items, newest_first=False)
 
     async def _refresh_open_session(self) -> None:
         state = self.open
         if state is None:
             return
         session_id = state.node.session_id
+        store = self.store
 
-        async def read() -> tuple[RawLogBounds, list[SnapshotInfo]]:
-            return await self.store.raw_bounds(session_id), await self.store.list_snapshots(session_id)
+        async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotInfo]]:
+            bounds, mark = await store.raw_bounds(session_id), await store.snapshot_mark(session_id)
+            # Snapshots are decoded again only when one was added (or the first time).
+            same = mark == state.snapshot_mark
+            return bounds, mark, state.snapshots if same else await store.list_snapshots(session_id)
 
         result = await self.fetch(read())
         if isinstance(result, Failed):
             return
-        bounds, snapshots = result
+        bounds, mark, snapshots = result
+        snapshots_changed = snapshots is not state.snapshots and snapshots != state.snapshots
+        state.snapshot_mark = mark
         view = self.query_one(RawLogView)
         grew = bounds.count != state.count
-        if not grew and len(snapshots) == len(state.snapshots):
+        if not grew and not snapshots_changed:
             return
         shown_last = view.records[-1].sequence if view.records else 0
         at_end = shown_last >= state.last
         added = max(0, (bounds.last_sequence or 0) - state.last)
         state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
         state.snapshots = snapshots
-        self.query_one(Inspector).show(snapshots, message_count=state.count)
+        if snapshots_changed or not snapshots:  # with none, the pane shows the message count
+            self.query_one(Inspector).show(snapshots, message_count=state.count)
         if self.follow:
             await self._load_page(paging.last_page(select=state.last))
             self.unseen = 0

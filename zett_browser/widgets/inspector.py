@@ -44,6 +44,8 @@ class Inspector(Vertical):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.snapshots: list[SnapshotInfo] = []
+        #: The no-compaction line shown last (a live count changes it without a layout).
+        self._count_line: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Snapshots", style="bold"), id="inspector-title")
@@ -86,9 +88,15 @@ class Inspector(Vertical):
                 words = f"No compaction: the model sees all {message_count:,} messages."
             else:
                 words = "This session has no messages."
-            context.update(Text(words, style="dim"))
-            summary.update("")
+            # A growing live session repeats this line with a new count: while its length
+            # stays, so does its height, and a repaint does (no layout of the screen).
+            same = self._count_line is not None and len(self._count_line) == len(words)
+            context.update(Text(words, style="dim"), layout=not same)
+            if not same:
+                summary.update("")
+            self._count_line = words
             return
+        self._count_line = None
         latest = self.snapshots[-1]
         boundary = latest.compacted_through_sequence
         summary_chars = len(latest.summary_text)

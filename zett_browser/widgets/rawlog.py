@@ -223,6 +223,16 @@ class RawLogView(ScrollView, can_focus=True):
             # The reader scrolled into lines that were still blank when painted.
             self.refresh()
 
+    def hold(self) -> None:
+        """Stop wrapping the rest of this page: another page was asked for (a key pressed
+        right after a page turn no longer waits for the previous page's wrapping)."""
+        self._generation += 1
+
+    def resume(self) -> None:
+        """Wrap the rest of this page after all (the page asked for could not be read)."""
+        if self._next < len(self.records):
+            self.call_later(self._finish, self._generation)
+
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
         pending = (len(self.records) - self._next) * 4

@@ -207,6 +207,8 @@ class SessionTree(Tree[NodeData]):
             if existing is not None:
                 if isinstance(existing.data, SessionNode) and node.label_hint is None:
                     node = replace(node, label_hint=existing.data.label_hint)  # a re-read has no hints
+                if existing.data == node:
+                    continue  # unchanged: no new label (a poll re-reads every expanded node)
                 existing.data = node
                 existing.set_label(node_label(node, now))
                 if node.child_count and not existing.allow_expand:
