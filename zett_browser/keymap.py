@@ -20,7 +20,9 @@ from textual.binding import Binding, BindingType
 #: Who binds a key: the app, the main screen, the Raw Log pane, the tree (its own keys),
 #: the live demo (bound when it runs), the inspector, the detail view, the search view
 #: and its list of hits, or Textual itself.
-Scope = Literal["app", "main", "rawlog", "tree", "live", "inspector", "detail", "search", "hits", "textual"]
+Scope = Literal[
+    "app", "main", "rawlog", "tree", "live", "inspector", "versions", "ledger", "detail", "search", "hits", "textual"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,48 @@ KEYMAP: tuple[Row, ...] = (
         "inspector",
         "open the highlighted version's summary whole (the pane previews a huge one)",
         (_k("s", "open_summary", "Whole summary", "inspector", palette=False),),
+    ),
+    Row(
+        "`↑` `↓` `pgup` `pgdn` `home` `end`",
+        "inspector",
+        "move through the snapshot versions (the ledger's rows too); `enter` jumps to the version's boundary",
+        (
+            _k("down,j", "cursor(1)", "Next version", "versions", palette=False),
+            _k("up,k", "cursor(-1)", "Prev version", "versions", palette=False),
+            _k("pagedown", "page(1)", "Page down", "versions", palette=False),
+            _k("pageup", "page(-1)", "Page up", "versions", palette=False),
+            _k("home", "edge(-1)", "First version", "versions", palette=False),
+            _k("end", "edge(1)", "Last version", "versions", palette=False),
+            _k("enter", "choose", "Boundary", "versions", palette=False),
+        ),
+    ),
+    Row(
+        "`space`",
+        "inspector",
+        "mark the highlighted version (again: unmark) as the other side of `D` (in the ledger too)",
+        (_k("space", "mark", "Mark", "versions", footer=True, palette=False),),
+    ),
+    Row(
+        "`D`",
+        "inspector",
+        "diff two snapshot versions side by side: the marked one (default: the previous one) with the "
+        "highlighted one, the Raw Log range the newer absorbed, and what compaction dropped (in the ledger too)",
+        (_k("D", "diff", "Diff", "versions", footer=True, palette=False),),
+    ),
+    Row(
+        "`L`",
+        "anywhere",
+        "the open session's compaction ledger (one row per version) and its context curve",
+        (_k("L", "ledger", "Ledger", "main", command="Compaction ledger"),),
+    ),
+    Row(
+        "`escape` `q`",
+        "ledger, diff",
+        "close the ledger or the diff",
+        (
+            _k("escape", "close", "Close", "ledger", footer=True, palette=False),
+            _k("q", "close", "Close", "ledger", palette=False),
+        ),
     ),
     Row(
         "`/`",

@@ -17,13 +17,16 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from .api import DocumentedReads
+from .compaction import CompactionQueries
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
 
 
-class SQLSessionStorage(ChildLabelQueries, TreeQueries, RawLogQueries, DocumentedReads, DocumentedWrites):
+class SQLSessionStorage(
+    CompactionQueries, ChildLabelQueries, TreeQueries, RawLogQueries, DocumentedReads, DocumentedWrites
+):
     """zett-agent's storage API plus the queries a history browser needs.
 
     The tree queries live in :mod:`.tree`, the Raw Log queries in :mod:`.rawlog`, the
