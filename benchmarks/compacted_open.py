@@ -76,6 +76,7 @@ async def _child(store: str) -> float:
         started = time.perf_counter()
         screen.open_session_by_id(COMPACTED_SESSION, 1)
         hit = await watch.wait()
+        await pilot.app.workers.wait_for_complete()
         return (hit - started) * 1000
 
 
@@ -84,7 +85,12 @@ def measure(store: Path, reps: int) -> list[float]:
     values = []
     for _ in range(reps):
         out = subprocess.run(
-            [sys.executable, __file__, "--child", str(store)], capture_output=True, text=True, check=True, cwd=ROOT
+            [sys.executable, __file__, "--child", str(store)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            timeout=300,
         )
         values.append(float(json.loads(out.stdout.strip().splitlines()[-1])["open_ms"]))
     return values
@@ -97,7 +103,7 @@ def main() -> int:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps({"open_ms": asyncio.run(_child(str(args.child)))}))
+        print(json.dumps({"open_ms": asyncio.run(_child(str(args.child)))}), flush=True)
         return 0
     directory = Path.home() / ".cache" / "zett-browser-bench"
     directory.mkdir(parents=True, exist_ok=True)

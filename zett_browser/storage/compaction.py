@@ -100,11 +100,16 @@ class CompactionQueries(SessionStorageCore):
                 return versions
             after = chunk[-1].version
 
-    async def snapshot_version(self, session_id: str, version: int) -> SnapshotInfo | None:
-        """One version with its summary decoded (an unreadable one says why), or None."""
-        statement = select(*SNAPSHOT_COLUMNS).where(
-            snapshots_t.c.session_id == session_id, snapshots_t.c.version == version
-        )
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        """One version with its summary decoded (None: the latest), or None when there is none.
+
+        An unreadable summary comes back with ``problems`` saying why.
+        """
+        statement = select(*SNAPSHOT_COLUMNS).where(snapshots_t.c.session_id == session_id)
+        if version is None:
+            statement = statement.order_by(snapshots_t.c.version.desc()).limit(1)
+        else:
+            statement = statement.where(snapshots_t.c.version == version)
 
         async def work(connection: AsyncConnection) -> SnapshotInfo | None:
             row = (await connection.execute(statement)).mappings().first()
