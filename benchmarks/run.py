@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from benchmarks.app_bench import app_checks, app_figures, ensure_heavy, print_tables  # noqa: E402
 from benchmarks.bigstore import build  # noqa: E402
+from benchmarks.compacted_open import TARGET_MS, ensure_compacted, measure  # noqa: E402
 from benchmarks.storage_bench import agent_figures, run_browser, summarize  # noqa: E402
 from tests.zett_agent_env import zett_agent_python  # noqa: E402
 
@@ -81,6 +82,10 @@ def main() -> int:
         results = app_figures(paths, large_name, heavy, args.app_reps, use_tmux=not args.no_tmux)
         print_tables(results, args.app_reps)
         checks += app_checks(results, list(paths), large_name)
+        # Issue 13: a 100,000-message session compacted every 40 messages (2,500 versions).
+        opens = measure(ensure_compacted(args.stores), args.app_reps)
+        print("\n" + row("open the 2,500-version session (ms)", opens))
+        checks.append((f"2,500-version session opens <= {TARGET_MS:.0f} ms", summarize(opens)[1], TARGET_MS))
     failures = 0
     print("\n### Targets (medians)\n\n| target | measured | limit | |\n|---|---|---|---|")
     for label, value, limit in checks:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -45,6 +46,8 @@ class DiffScreen(Screen[None]):
         self.older = older
         self.newer = newer
         self.ready = False
+        #: What the body shows once read (tests render it to text).
+        self.shown: RenderableType = Text("")
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-title")
@@ -82,7 +85,8 @@ class DiffScreen(Screen[None]):
         lines, dropped = await asyncio.to_thread(
             lambda: (side_by_side(old_text, new_text), dropped_terms(absorbed_text, old_text, new_text))
         )
-        body.update(diff_view(lines, self.older, self.newer, absorbed, dropped))
+        self.shown = diff_view(lines, self.older, self.newer, absorbed, dropped)
+        body.update(self.shown)
         self.ready = True
 
     def action_close(self) -> None:
