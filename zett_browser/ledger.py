@@ -92,17 +92,18 @@ def duration_text(value: timedelta | None) -> str:
     return f"{sign}{seconds // 86400}d {seconds % 86400 // 3600:02d}h"
 
 
-#: The ledger's columns: header and width (the first is left-aligned).
+#: The ledger's columns: header and width (the first is left-aligned); 78 characters in
+#: all, so a row fits an 80-column terminal.
 COLUMNS = (
-    ("version", 7),
-    ("boundary", 10),
-    ("since prev", 10),
-    ("raw msgs", 9),
-    ("≈tokens", 9),
-    ("summary", 9),
-    ("ratio", 7),
-    ("input after", 12),
-    ("cache drop", 11),
+    ("ver", 6),
+    ("through", 8),
+    ("since", 7),
+    ("msgs", 6),
+    ("≈tokens", 8),
+    ("summary", 8),
+    ("ratio", 6),
+    ("input after", 11),
+    ("cache drop", 10),
 )
 
 
@@ -162,13 +163,28 @@ def column_of(sequence: int, first: int, last: int, width: int) -> int:
     return (sequence - first) * width // (last - first + 1)
 
 
+def plot_columns(width: int, first: int, last: int) -> tuple[int, int]:
+    """Columns to aggregate and characters per column: a short log gets one column a
+    message, drawn wider, instead of one-character bars with gaps between them."""
+    columns = max(1, min(width, last - first + 1))
+    return columns, max(1, width // columns)
+
+
 def plot(
-    columns: Sequence[CurveColumn], boundaries: Sequence[int], *, width: int, height: int, first: int, last: int
+    columns: Sequence[CurveColumn],
+    boundaries: Sequence[int],
+    *,
+    width: int,
+    height: int,
+    first: int,
+    last: int,
+    repeat: int = 1,
 ) -> Curve:
     """The curve of ``columns`` (from :meth:`input_curve` with the same width/first/last).
 
     Each column's bar is its peak input_tokens, scaled to the largest peak, in eighths of
-    a cell; the marks row has ``│`` under each column holding a boundary (``┃`` for more than one).
+    a cell; the marks row has ``│`` under each column holding a boundary (``┃`` for more
+    than one). ``repeat`` draws every column that many characters wide.
     """
     peaks: list[int | None] = [None] * width
     for column in columns:
@@ -189,6 +205,6 @@ def plot(
             eighths = max(1, round(peak * height * 8 / top))
             filled = eighths - (level - 1) * 8
             line.append(BLOCKS[max(0, min(8, filled))])
-        rows.append("".join(line))
-    marks = "".join("┃" if count > 1 else "│" if count else " " for count in counts)
+        rows.append("".join(cell * repeat for cell in line))
+    marks = "".join(("┃" if count > 1 else "│" if count else " ").ljust(repeat) for count in counts)
     return Curve(rows=rows, marks=marks, peaks=peaks, boundary_counts=counts, top=top)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from zett_browser.ledger import duration_text, ledger_row, ledger_rows, plot, row_cells
+from zett_browser.ledger import duration_text, ledger_row, ledger_rows, plot, plot_columns, row_cells
 from zett_browser.model.compaction import CurveColumn, LedgerFacts, SnapshotMeta, UsageStep
 from zett_browser.snapdiff import dropped_terms, side_by_side, terms
 
@@ -103,3 +103,11 @@ def test_what_compaction_dropped_is_what_the_newer_summary_lacks() -> None:
     assert dropped.numbers == ["5", "1,204"]
     assert dropped.paths == []
     assert dropped.total == 5
+
+
+def test_a_short_log_gets_one_column_a_message_drawn_wider() -> None:
+    assert plot_columns(140, 1, 21) == (21, 6)
+    assert plot_columns(140, 1, 100_000) == (140, 1)
+    columns = [CurveColumn(0, 1, 1, 1, 100, 100), CurveColumn(1, 2, 2, 1, 50, 50)]
+    curve = plot(columns, [2], width=2, height=1, first=1, last=2, repeat=3)
+    assert curve.rows == ["███▄▄▄"] and curve.marks == "   │  "

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..keymap import bindings
-from ..ledger import LedgerRow, header, ledger_rows, plot
+from ..ledger import LedgerRow, header, ledger_rows, plot, plot_columns
 from ..model import SessionNode
 from ..model.compaction import SnapshotMeta
 from ..model.store import BrowsingStore
@@ -71,15 +71,15 @@ class LedgerScreen(Screen[int | None]):
             versions = await self.store.all_snapshot_versions(session_id)
             bounds = await self.store.raw_bounds(session_id)
             curve_view = self.query_one(CurveView)
-            width = curve_view.plot_width()
             first, last = bounds.first_sequence or 0, bounds.last_sequence or 0
+            width, repeat = plot_columns(curve_view.plot_width(), first, last)
             columns = await self.store.input_curve(session_id, columns=width, first=first, last=last)
         except Exception as error:  # noqa: BLE001 - shown, never a crash
             self.notify(f"Could not read the ledger: {one_line(error, 200)}", severity="error", markup=False)
             return
-        self._curve_width = width
+        self._curve_width = curve_view.plot_width()
         boundaries = [meta.compacted_through_sequence for meta in versions]
-        curve = plot(columns, boundaries, width=width, height=PLOT_ROWS, first=first, last=last)
+        curve = plot(columns, boundaries, width=width, height=PLOT_ROWS, first=first, last=last, repeat=repeat)
         note = f"{len(versions):,} versions over {bounds.count:,} messages"
         curve_view.show(curve, first=first, last=last, note=note)
         if versions != self.versions:

@@ -57,13 +57,13 @@ class CurveView(Widget):
         curve = self.curve
         text = Text()
         text.append("Context curve", style="bold")
-        text.append("  recorded input_tokens per assistant step (peak per column) · │ snapshot boundary\n", style="dim")
+        text.append(" · recorded input_tokens per step (column peak) · │ boundary\n", style="dim")
         if curve is None or not curve.top:
             text.append(self.note or "No step of this session recorded input_tokens.", style="dim")
             return text
         for number, row in enumerate(curve.rows):
-            label = f"{curve.top:,}" if number == 0 else ("0" if number == len(curve.rows) - 1 else "")
-            text.append(label.rjust(GUTTER - 2) + " ┤", style="dim")
+            label = f"{curve.top:,} ┤" if number == 0 else ("0 ┤" if number == len(curve.rows) - 1 else "│")
+            text.append(label.rjust(GUTTER - 1) + " ", style="dim")
             text.append(row, style=style_of("tool.result.ok"))
             text.append("\n")
         text.append(" " * GUTTER)

@@ -44,7 +44,7 @@ class VersionList(ScrollView, can_focus=True):
     BINDINGS = bindings("versions")
     COMPONENT_CLASSES = {"versions--cursor", "versions--cursor-blurred"}
     DEFAULT_CSS = """
-    VersionList { height: 1fr; overflow-x: hidden; }
+    VersionList { height: 1fr; overflow-x: hidden; padding: 0 1; }
     VersionList > .versions--cursor { background: $accent 40%; }
     VersionList > .versions--cursor-blurred { background: $foreground 10%; }
     """
