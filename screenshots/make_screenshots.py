@@ -30,6 +30,8 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r"), WIDE),
     ("narrow", {"session": RESEARCH}, (), NARROW),
     ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
+    ("ledger", {"session": MIGRATION}, ("L",), WIDE),
+    ("diff", {"session": MIGRATION}, ("tab", "D"), WIDE),
 ]
 
 

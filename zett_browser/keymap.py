@@ -201,7 +201,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`↑` `↓` `pgup` `pgdn` `home` `end`",
         "inspector",
-        "move through the snapshot versions (the ledger's rows too); `enter` jumps to the version's boundary",
+        "move through the snapshot versions (and the ledger's rows); `enter` jumps to the boundary",
         (
             _k("down,j", "cursor(1)", "Next version", "versions", palette=False),
             _k("up,k", "cursor(-1)", "Prev version", "versions", palette=False),
@@ -215,14 +215,13 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`space`",
         "inspector",
-        "mark the highlighted version (again: unmark) as the other side of `D` (in the ledger too)",
+        "mark the highlighted version (again: unmark) as the other side of `D`",
         (_k("space", "mark", "Mark", "versions", footer=True, palette=False),),
     ),
     Row(
         "`D`",
         "inspector",
-        "diff two snapshot versions side by side: the marked one (default: the previous one) with the "
-        "highlighted one, the Raw Log range the newer absorbed, and what compaction dropped (in the ledger too)",
+        "diff the marked version (default: the previous) with the highlighted one, and what compaction dropped",
         (_k("D", "diff", "Diff", "versions", footer=True, palette=False),),
     ),
     Row(

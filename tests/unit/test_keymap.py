@@ -10,11 +10,13 @@ from zett_browser import keymap
 from zett_browser.app import ZettBrowserApp
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.help import help_text
+from zett_browser.screens.ledger import LedgerScreen
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.search import SearchScreen
 from zett_browser.widgets.hits import HitList
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.versions import VersionList
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -55,6 +57,8 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "detail": MessageDetail,
         "search": SearchScreen,
         "hits": HitList,
+        "versions": VersionList,
+        "ledger": LedgerScreen,
     }
     for row in keymap.KEYMAP:
         for key in row.keys:
