@@ -169,5 +169,8 @@ async def test_the_live_demos_ledger_grows_as_it_compacts(tmp_path: Path) -> Non
             assert [m.version for m in ledger.versions] == list(range(1, len(ledger.versions) + 1))
             curve = ledger.query_one("#ledger-curve")
             assert sum(curve.curve.boundary_counts) >= 3  # type: ignore[attr-defined]
+            assert curve.curve.top > 0, "the demo records usage: the curve has steps"  # type: ignore[attr-defined]
+            drops = [row.cache_drop for row in ledger.rows.values() if row.cache_drop is not None]
+            assert drops and all(drop > 0 for drop in drops), "each compaction empties the demo's cache"
     finally:
         await demo.close()
