@@ -58,9 +58,9 @@ async def test_damaged_versions_leave_the_ledger_and_the_diff_readable(tmp_path:
         assert rows[3].summary_tokens is not None and rows[3].covered_rows == 6
         await pilot.press("D")  # v2 -> v3 (the cursor is on the latest)
         await settle(pilot)
-        diff = app.screen
-        assert isinstance(diff, DiffScreen) and diff.ready
-        text = rendered(diff.shown)
+        first = app.screen
+        assert isinstance(first, DiffScreen) and first.ready
+        text = rendered(first.shown)
         assert "\x1b" not in text and "\x07" not in text
         assert "[bold]x[/]" in text, "markup in a summary stays literal"
         await pilot.press("escape", "up", "up", "D")  # v1 (unreadable) has no previous: a notice, no diff
@@ -68,9 +68,9 @@ async def test_damaged_versions_leave_the_ledger_and_the_diff_readable(tmp_path:
         assert isinstance(app.screen, LedgerScreen)
         await pilot.press("space", "down", "D")  # v1 marked, v2 highlighted
         await settle(pilot)
-        diff = app.screen
-        assert isinstance(diff, DiffScreen) and diff.ready
-        assert (diff.older.version, diff.newer.version) == (1, 2)
-        assert "not json" in rendered(diff.shown), "the unreadable summary shows as its stored text"
+        second = app.screen
+        assert isinstance(second, DiffScreen) and second.ready
+        assert (second.older.version, second.newer.version) == (1, 2)
+        assert "not json" in rendered(second.shown), "the unreadable summary shows as its stored text"
         assert ledger.query_one(VersionList).marked == 0
     assert sha256(path) == before and listing(tmp_path) == files
