@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from benchmarks.app_bench import app_checks, app_figures, ensure_heavy, print_tables  # noqa: E402
 from benchmarks.bigstore import build  # noqa: E402
+from benchmarks.compacted_open import TARGET_MS, ensure_compacted, measure  # noqa: E402
 from benchmarks.follow_bench import follow_checks, follow_rows  # noqa: E402
 from benchmarks.peers import peer_first_screens  # noqa: E402
 from benchmarks.startup import startup_rows  # noqa: E402
@@ -102,6 +103,10 @@ def main() -> int:
         results = app_figures(app_paths, large_name, heavy, args.app_reps, use_tmux=not args.no_tmux)
         print_tables(results, args.app_reps)
         checks += app_checks(results, list(app_paths), large_name)
+        # Issue 13: a 100,000-message session compacted every 40 messages (2,500 versions).
+        opens = measure(ensure_compacted(args.stores), args.app_reps)
+        print("\n" + row("open the 2,500-version session (ms)", opens))
+        checks.append((f"2,500-version session opens <= {TARGET_MS:.0f} ms", summarize(opens)[1], TARGET_MS))
         checks += start_part(args, paths, large_name)
         if not args.no_follow:
             checks += follow_part(paths["10k"], paths[large_name], large_name)

@@ -32,6 +32,8 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
     ("export", {"session": RESEARCH}, ("e",), WIDE),
     ("time-travel", {"session": MIGRATION, "seq": 18}, ("x",), WIDE),
+    ("ledger", {"session": MIGRATION}, ("L",), WIDE),
+    ("diff", {"session": MIGRATION}, ("tab", "D"), WIDE),
 ]
 
 

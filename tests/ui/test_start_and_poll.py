@@ -111,7 +111,7 @@ async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None
         await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
     await writer.snapshot("live", CompactedMessage(content="summary one"), 2, 0)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
-    decoded = count_calls(app.storage, "list_snapshots")
+    decoded = count_calls(app.storage, "all_snapshot_versions")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         await writer.append("live", "r", UserMessage(content="late 0"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 
@@ -102,6 +103,33 @@ class BrowsingStore(Protocol):
 
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         """One snapshot version's stored ``message_json``, or None."""
+
+    async def snapshot_versions(
+        self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
+    ) -> list[SnapshotMeta]:
+        """One keyset page of version metadata (no summary decoded), by version."""
+        ...
+
+    async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
+        """Every version's metadata, read in keyset pages."""
+        ...
+
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        """One version decoded (None: the latest), or None."""
+        ...
+
+    async def ledger_facts(
+        self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
+    ) -> list[LedgerFacts]:
+        """The compaction ledger's facts of consecutive versions (the rows on screen)."""
+        ...
+
+    async def input_curve(self, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
+        """Recorded input_tokens aggregated per plot column, in SQL."""
+        ...
+
+    async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
+        """The plain text of a Raw Log range, bounded."""
         ...
 
     async def change_token(self) -> tuple[object, ...]:

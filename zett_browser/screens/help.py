@@ -18,6 +18,7 @@ SECTIONS = (
     ("Raw Log", ("Raw Log",)),
     ("Anywhere", ("anywhere",)),
     ("Inspector", ("inspector",)),
+    ("Ledger and diff", ("ledger, diff",)),
     ("Detail view", ("detail view",)),
     ("Search view", ("search view",)),
     ("Context view", ("context view",)),

@@ -33,6 +33,7 @@ from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
+from .compaction import CompactionScreen
 from .detail import MessageDetail
 from .export import ExportDialog
 from .help import HelpScreen
@@ -46,7 +47,7 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(IndexingScreen):
+class MainScreen(CompactionScreen, IndexingScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")
@@ -161,17 +162,17 @@ class MainScreen(IndexingScreen):
     async def _read_session(self, session_id: str) -> tuple[Any, ...]:
         store = self.store
         # Independent reads, on the pool's connections at once.
-        node, bounds, snapshots, ancestors = await asyncio.gather(
+        # Versions as metadata, only the latest summary decoded (2,500 versions: issue 13).
+        node, bounds, snapshots, latest, ancestors = await asyncio.gather(
             store.get_node(session_id),
             store.raw_bounds(session_id),
-            store.list_snapshots(session_id),
+            store.all_snapshot_versions(session_id),
+            store.snapshot_version(session_id),
             store.ancestors(session_id),
         )
-        boundary = paging.model_floor(snapshots)
-        compacted_chars = await store.text_size(session_id, through_sequence=boundary) if boundary else 0
         if node is not None:
             node, *ancestors = await self._labelled([node, *ancestors])
-        return node, bounds, snapshots, ancestors, compacted_chars
+        return node, bounds, snapshots, ancestors, latest
 
     async def _labelled(self, nodes: list[SessionNode]) -> list[SessionNode]:
         """``nodes`` with the label their parent's ``task`` call gives the untitled ones."""
@@ -195,7 +196,7 @@ class MainScreen(IndexingScreen):
         result = await self.fetch(self._read_session(session_id), "Could not open the session")
         if isinstance(result, Failed):
             return
-        node, bounds, snapshots, ancestors, compacted_chars = result
+        node, bounds, snapshots, ancestors, latest = result
         if node is None:
             self.notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
             return
@@ -208,23 +209,23 @@ class MainScreen(IndexingScreen):
             last=bounds.last_sequence or 0,
             snapshots=snapshots,
             model_view=place.model_view if place is not None else False,
+            latest=latest,
         )
         self.query_one(Breadcrumb).show_session(ancestors, node)
         # The full id (``--session`` needs it; ``y`` copies it) where nothing cuts it.
         self.title = clean(node.session_id)
-        saved = None
-        if snapshots:
-            saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
         model_tail = await self.fetch(
             self._model_tail(session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
             "Could not read the session",
         )
         self.query_one(Inspector).show(
             snapshots,
+            latest=latest,
             message_count=bounds.count,
-            saved_tokens=saved,
             model_tail=None if isinstance(model_tail, Failed) else model_tail,
+            loader=partial(self.store.snapshot_version, session_id),
         )
+        self.call_after_refresh(self.show_saved_tokens, session_id, latest)  # after the session shows
         self.query_one(SessionTree).reveal(ancestors, node)
         size = self.options.page_size
         if place is not None and place.page_after is not None:
@@ -278,8 +279,8 @@ class MainScreen(IndexingScreen):
             return
         preface = []
         if state.model_view:
-            if state.snapshots and paging.reaches_tail_start(request, records, floor, size):
-                preface = summary_item(state.snapshots[-1])
+            if state.latest is not None and paging.reaches_tail_start(request, records, floor, size):
+                preface = summary_item(state.latest)
             records = paging.in_model_view(records, floor)
         boundaries = {
             item.compacted_through_sequence: f"v{item.version}: compacted through #{item.compacted_through_sequence}"

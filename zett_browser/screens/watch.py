@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from textual import work
@@ -16,6 +17,7 @@ from textual.screen import Screen
 
 from .. import paging
 from ..model import RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
+from ..model.compaction import SnapshotMeta
 from ..model.store import BrowsingStore
 from ..paging import PageRequest, Place
 from ..widgets.inspector import Inspector
@@ -45,8 +47,10 @@ class OpenSession:
     count: int = 0
     first: int = 0
     last: int = 0
-    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    #: Every snapshot version's metadata, and the latest one decoded (the model's summary).
+    snapshots: list[SnapshotMeta] = field(default_factory=list)
     model_view: bool = False
+    latest: SnapshotInfo | None = None
     #: ``snapshot_mark`` when ``snapshots`` were read by a poll (None: not compared yet).
     snapshot_mark: tuple[int, str | None] | None = None
 
@@ -174,11 +178,11 @@ class WatchingScreen(Screen[None]):
         session_id = state.node.session_id
         store = self.store
 
-        async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotInfo]]:
+        async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotMeta]]:
             bounds, mark = await store.raw_bounds(session_id), await store.snapshot_mark(session_id)
-            # Snapshots are decoded again only when one was added (or the first time).
+            # Version metadata is read again only when a snapshot was added (or the first time).
             same = mark == state.snapshot_mark
-            return bounds, mark, state.snapshots if same else await store.list_snapshots(session_id)
+            return bounds, mark, state.snapshots if same else await store.all_snapshot_versions(session_id)
 
         result = await self.fetch(read())
         if isinstance(result, Failed):
@@ -194,9 +198,13 @@ class WatchingScreen(Screen[None]):
         at_end = shown_last >= state.last
         added = max(0, (bounds.last_sequence or 0) - state.last)
         state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
+        if snapshots_changed:
+            latest = await self.fetch(self.store.snapshot_version(session_id))
+            state.latest = None if isinstance(latest, Failed) else latest
         state.snapshots = snapshots
         if snapshots_changed or not snapshots:  # with none, the pane shows the message count
-            self.query_one(Inspector).show(snapshots, message_count=state.count)
+            loader = partial(self.store.snapshot_version, session_id)
+            self.query_one(Inspector).show(snapshots, latest=state.latest, message_count=state.count, loader=loader)
         if self.follow:
             await self._load_page(paging.last_page(select=state.last))
             self.unseen = 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from .api import DocumentedReads
+from .compaction import CompactionQueries
 from .context import ContextQueries
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
@@ -25,7 +26,13 @@ from .writes import DocumentedWrites
 
 
 class SQLSessionStorage(
-    ChildLabelQueries, TreeQueries, ContextQueries, RawLogQueries, DocumentedReads, DocumentedWrites
+    CompactionQueries,
+    ChildLabelQueries,
+    TreeQueries,
+    ContextQueries,
+    RawLogQueries,
+    DocumentedReads,
+    DocumentedWrites,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 

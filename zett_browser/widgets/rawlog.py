@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..context import in_force
+from ..context import Version, in_force
 from ..keymap import bindings
-from ..model import RawMessageRecord, SnapshotInfo
+from ..model import RawMessageRecord
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 
@@ -78,7 +78,7 @@ class RawLogView(ScrollView, can_focus=True):
         self.boundaries: dict[int, str] = {}
         self.compacted_through = 0
         #: The session's snapshots: rows the one in force at the cursor covers are dimmed.
-        self.snapshots: Sequence[SnapshotInfo] = ()
+        self.snapshots: Sequence[Version] = ()
         self._covered: tuple[int, int] = (-1, 0)
         self.cursor = 0
         self.expanded: set[int] = set()
@@ -103,7 +103,7 @@ class RawLogView(ScrollView, can_focus=True):
         select_sequence: int | None = None,
         empty_text: str = "No messages.",
         preface: Sequence[Text] = (),
-        snapshots: Sequence[SnapshotInfo] = (),
+        snapshots: Sequence[Version] = (),
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
 
