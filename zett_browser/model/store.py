@@ -9,9 +9,11 @@ these queries. Nothing here writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+from .timing import ChildSpan, TimingRow
 
 
 class BrowsingStore(Protocol):
@@ -75,6 +77,24 @@ class BrowsingStore(Protocol):
 
     async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
         """Characters of plain text in a Raw Log prefix."""
+        ...
+
+    async def timing_page(
+        self,
+        session_id: str,
+        *,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        from_end: bool = False,
+        limit: int = 500,
+    ) -> list[TimingRow]:
+        """The timing columns of up to ``limit`` rows, ascending (first, after, before a row, or last)."""
+        ...
+
+    async def child_spans(
+        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[ChildSpan]:
+        """Delegated sessions created in a time window, oldest first."""
         ...
 
     async def change_token(self) -> tuple[object, ...]:

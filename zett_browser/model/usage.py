@@ -114,8 +114,6 @@ class UsageService(Protocol):
         """Own and subtree usage of these sessions (missing ids are left out)."""
         ...
 
-    async def ordered_children(
-        self, parent_id: str | None, order: TreeSort, offset: int, limit: int
-    ) -> list[str]:
+    async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
         """Ids of one tree level (roots when ``parent_id`` is None), largest first."""
         ...

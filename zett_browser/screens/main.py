@@ -35,8 +35,9 @@ from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summa
 from .calls import NotACall, call_ids, child_of, find_partner
 from .detail import MessageDetail
 from .help import HelpScreen
-from .indexing import IndexingScreen, IndexLine
+from .indexing import IndexLine
 from .reads import read_window
+from .usage import UsageScreen
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 
 #: The inspector's "summary + K tail messages" counts the rows the model gets by reading
@@ -45,7 +46,7 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(IndexingScreen):
+class MainScreen(UsageScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")

@@ -19,11 +19,14 @@ from sqlalchemy.engine import URL
 from .api import DocumentedReads
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
+from .timing import TimingQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
 
 
-class SQLSessionStorage(ChildLabelQueries, TreeQueries, RawLogQueries, DocumentedReads, DocumentedWrites):
+class SQLSessionStorage(
+    ChildLabelQueries, TimingQueries, TreeQueries, RawLogQueries, DocumentedReads, DocumentedWrites
+):
     """zett-agent's storage API plus the queries a history browser needs.
 
     The tree queries live in :mod:`.tree`, the Raw Log queries in :mod:`.rawlog`, the
