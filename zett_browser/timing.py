@@ -214,7 +214,8 @@ def _created(span: ChildSpan) -> datetime:
 
 
 def bar_cells(total_ns: int, width: int, *, full_ns: int = FULL_SCALE_NS) -> int:
-    """Cells a duration's bar takes on the log scale: 1 ms is one cell, ``full_ns`` is ``width``."""
+    """Cells a duration's bar takes on the log scale of milliseconds (``full_ns`` fills ``width``;
+    anything measured gets at least one cell)."""
     if total_ns <= 0 or width <= 0:
         return 0
     full = math.log10(1 + full_ns / _MS)
