@@ -168,6 +168,8 @@ def make_app(
         options = replace(options, clock=clock)
     if index and isinstance(storage, SQLSessionStorage):
         from .searching import IndexSearch  # the index is imported only when search is on
+        from .usage_service import IndexUsage  # reads the search service's index: one sync
 
-        options = replace(options, search=IndexSearch(storage, index_dir), search_query=search)
+        searching = IndexSearch(storage, index_dir)
+        options = replace(options, search=searching, search_query=search, usage=IndexUsage(searching.index))
     return ZettBrowserApp(storage, options, live=live)

@@ -8,7 +8,7 @@ store is deleted and rebuilt, never a crash.
 
 Tables: ``meta`` (key/value: schema version, store identity and fingerprint, activity
 high-water mark, build state), ``sessions`` (one row per store session, with the last
-indexed sequence; issue 12's per-session totals are meant to join it by ``id``),
+indexed sequence; the usage totals of :mod:`.totals` join it by ``id``),
 ``docs`` (one row per message, snapshot and session, with the qualifier facts),
 ``snapshots`` (ids already indexed) and ``fts`` (FTS5 over ``docs.body``, same rowid).
 Writers take ``BEGIN IMMEDIATE`` in WAL mode; a lock file next to the index lets one
@@ -28,7 +28,9 @@ from typing import IO
 
 from sqlalchemy.engine import URL
 
-SCHEMA_VERSION = "1"
+from .totals import SCHEMA as TOTALS_SCHEMA
+
+SCHEMA_VERSION = "2"  # 2: usage totals (index/totals.py)
 ENV_DIR = "ZETT_BROWSER_INDEX_DIR"
 #: URL query keys left out of a store's identity (it is stored in the index and hashed).
 _SECRET = re.compile(r"pass|secret|token|key|cred", re.IGNORECASE)
@@ -96,7 +98,7 @@ def connect(path: Path) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(SCHEMA)
+        db.executescript(SCHEMA + TOTALS_SCHEMA)
     except sqlite3.Error:
         db.close()
         raise

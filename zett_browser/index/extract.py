@@ -53,6 +53,9 @@ class Doc:
     meta: str = "{}"
     tags: str = "{}"
     problem: str | None = None
+    provider: str | None = None  # assistant steps: for cost (issue 12)
+    calls: int = 0  # assistant steps: tool calls made
+    usage: Any = None  # the row's usage facts (index/totals.py), set by the writer
 
 
 def flatten(value: Any) -> Iterator[str]:
@@ -117,6 +120,7 @@ def _assistant(message: AssistantMessage, doc: Doc) -> list[str]:
             texts.append(call.error)
     doc.tools = " ".join(names)
     doc.model = message.model
+    doc.provider, doc.calls = message.provider, len(names)
     if message.stop is not None:
         doc.stop = message.stop.reason.value
         texts.append(message.stop.describe())
@@ -285,4 +289,5 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
             texts.append(call["error"])
     doc.tools = " ".join(call["name"] for call in calls)
     doc.model = data.get("model")
+    doc.provider, doc.calls = data.get("provider"), len(calls)
     return texts

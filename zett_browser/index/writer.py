@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from . import totals
 from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
 
 _DOC_SQL = (
@@ -77,6 +78,7 @@ def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) ->
     db.execute("BEGIN IMMEDIATE")
     try:
         for row in rows:
+            before = db.execute("SELECT parent_id FROM sessions WHERE id = ?", (str(row["id"]),)).fetchone()
             values = (
                 str(row["id"]),
                 row.get("parent_session_id"),
@@ -87,6 +89,10 @@ def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) ->
                 _epoch(row.get("updated_at")),
             )
             db.execute(_SESSION_SQL, values)
+            if before is None:
+                totals.session_appeared(db, values[0])
+            elif before[0] != values[1]:
+                totals.parent_changed(db, values[0], before[0])
             old = db.execute("SELECT session_doc FROM sessions WHERE id = ?", (values[0],)).fetchone()
             if old is not None and old[0] is not None:
                 db.execute("DELETE FROM docs WHERE id = ?", (old[0],))
@@ -112,7 +118,10 @@ def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None)
             continue
         if limits is not None and sequence > limits.get(str(row["session_id"]), 0):
             continue
-        docs.append(doc_from_row(row))
+        doc = doc_from_row(row)
+        facts = {"provider": doc.provider, "model": doc.model, "calls": doc.calls, "stop": doc.stop, "error": doc.error}
+        doc.usage = totals.row_usage(row, doc.kind, facts)
+        docs.append(doc)
     return docs
 
 
@@ -127,6 +136,7 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
         known = _last_sequences(db, {doc.session_id for doc in docs})
         docs = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
         _insert(db, docs)
+        totals.add_rows(db, [(doc.session_id, doc.usage) for doc in docs if doc.usage is not None])
         last: dict[str, int] = {}
         for doc in docs:
             last[doc.session_id] = max(last.get(doc.session_id, 0), doc.sequence)
@@ -167,6 +177,7 @@ def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> in
             "INSERT INTO snapshots(id, session_id) VALUES (?, ?)",
             [(row["id"], str(row["session_id"])) for row in fresh],
         )
+        totals.add_compactions(db, [str(row["session_id"]) for row in fresh])
         _bump_problems(db, sum(1 for doc in docs if doc.problem))
         db.execute("COMMIT")
     except BaseException:

@@ -88,8 +88,9 @@ class SessionUsage:
     session_id: str
     own: Totals
     subtree: Totals
-    models: tuple[ModelCost, ...] = ()
+    models: tuple[ModelCost, ...] = ()  # cost by model over the subtree (largest first)
     failed: bool = False  # the session ended in a failure (failed last tool result, refusal, error)
+    own_models: tuple[ModelCost, ...] = ()  # cost by model of the session's own steps
 
 
 class TreeSort(Enum):
@@ -116,4 +117,8 @@ class UsageService(Protocol):
 
     async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
         """Ids of one tree level (roots when ``parent_id`` is None), largest first."""
+        ...
+
+    async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
+        """Ids of the orphans (parent missing from the store, or itself), largest first."""
         ...

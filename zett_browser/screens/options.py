@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..model.search import SearchService
+from ..model.usage import UsageService
 
 
 def _now() -> datetime:
@@ -42,3 +43,5 @@ class BrowserOptions:
     search: SearchService | None = None
     #: Open the search view on this query at start (``--search``).
     search_query: str | None = None
+    #: Usage totals and cost from the side index (None: ``--no-index``).
+    usage: UsageService | None = None

@@ -40,6 +40,11 @@ SCAN_COLUMNS = [
     raw_t.c.duration_ns,
     raw_t.c.input_tokens,
     raw_t.c.output_tokens,
+    # Usage totals (issue 12): end time and the other token counts.
+    read_column(raw_t.c.completed_at),
+    raw_t.c.cache_read_tokens,
+    raw_t.c.cache_write_tokens,
+    raw_t.c.reasoning_tokens,
 ]
 
 

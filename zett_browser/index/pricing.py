@@ -1,0 +1,123 @@
+"""Provides the cost of one model step from genai-prices' bundled price table.
+
+Only the table that ships inside the ``genai-prices`` package is read: its
+``UpdatePrices`` (which downloads a newer table) is never started, so pricing makes no
+network call (a test blocks sockets and checks). A step is priced with its own token
+counts and its own start time (prices can be tiered by request size and change over
+time), so a session's cost is the sum of its steps' costs.
+
+zett-agent names some providers differently from the table (``xai`` is ``x-ai``, ``kimi``
+is ``moonshotai``, ``glm`` is ``zai``, ``*-anthropic`` is the same service through its
+Anthropic-style API); those names are mapped, nothing else. A provider or model the
+table does not know gives no price (``None``): the step counts as unpriced, never as a
+guess. Costs are kept as whole picodollars (10⁻¹² USD): integers add up exactly in SQL.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+#: zett-agent provider name -> genai-prices provider id (same service, another name).
+ALIASES = {
+    "xai": "x-ai",
+    "kimi": "moonshotai",
+    "kimi-anthropic": "moonshotai",
+    "glm": "zai",
+    "glm-anthropic": "zai",
+    "deepseek-anthropic": "deepseek",
+    "minimax-anthropic": "minimax",
+}
+#: Picodollars per dollar.
+PICO = 10**12
+
+
+def provider_id(provider: str) -> str:
+    """The price table's id of a zett-agent provider name."""
+    name = provider.strip().lower()
+    return ALIASES.get(name, name)
+
+
+def to_picos(price: Decimal) -> int:
+    """A dollar amount as whole picodollars (rounded half to even)."""
+    return int((price * PICO).to_integral_value())
+
+
+def from_picos(picos: int) -> Decimal:
+    """Whole picodollars as a dollar amount."""
+    return Decimal(picos).scaleb(-12)
+
+
+@functools.lru_cache(maxsize=65536)
+def step_cost(
+    provider: str, model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int, day: str
+) -> int | None:
+    """Picodollars of one step (None: the table does not know the provider or model).
+
+    ``day`` (``YYYY-MM-DD``, UTC) picks the prices in force then; "" means today.
+    Cached: most steps of a store repeat a few (model, counts, day) combinations.
+    """
+    if not _known(provider_id(provider), model):
+        return None
+    from genai_prices import Usage, calc_price
+
+    when = datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None
+    usage = Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+    )
+    try:
+        calculation = calc_price(usage, model, provider_id=provider_id(provider), genai_request_timestamp=when)
+    except (LookupError, ValueError):
+        return None
+    return to_picos(calculation.total_price)
+
+
+@functools.lru_cache(maxsize=4096)
+def _known(provider: str, model: str) -> bool:
+    """Whether the table has this provider and model (misses are cached: no repeated exceptions)."""
+    from genai_prices import data_snapshot
+
+    try:
+        data_snapshot.get_snapshot().find_provider_model(model, None, provider, None)
+    except LookupError:
+        return False
+    return True
+
+
+@functools.cache
+def prices_date() -> str:
+    """The date of the bundled price data: its newest dated price, and the package version.
+
+    The package records no build date; the newest ``start_date`` of a price in its table
+    that is not in the future is the latest change it knows of (the table also lists
+    announced price changes ahead of time).
+    """
+    from genai_prices import __version__, data
+
+    today = datetime.now(UTC).date()
+    newest = max((found for found in _dates(data.providers) if found <= today), default=None)
+    return f"{newest.isoformat() if newest else 'undated'} (genai-prices {__version__})"
+
+
+def _dates(value: Any, depth: int = 0) -> list[date]:
+    """Every ``start_date`` inside the table's dataclasses."""
+    if depth > 12:
+        return []
+    if isinstance(value, list):
+        return [found for item in value for found in _dates(item, depth + 1)]
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return []
+    found: list[date] = []
+    for item in dataclasses.fields(value):
+        child = getattr(value, item.name, None)
+        if item.name == "start_date" and isinstance(child, date):
+            found.append(child)
+        elif isinstance(child, list) or dataclasses.is_dataclass(child):
+            found.extend(_dates(child, depth + 1))
+    return found

@@ -1,0 +1,333 @@
+"""Provides the usage totals of the side index, kept up to date as rows are indexed (issue 12).
+
+Three tables join ``sessions`` by id:
+
+- ``own_totals``: one row per session with the sums of its own Raw Log rows and snapshots.
+- ``tree_totals``: the same sums over the session and every delegated descendant, so a
+  node's subtree totals are one row read, never a walk over messages.
+- ``usage_days``: sums per (UTC day, session, provider, model): cost by model, usage by
+  day, and ``--since`` reports read it instead of messages.
+
+Everything is maintained by deltas inside the index writer's transactions:
+
+- new rows of a session add to its own row and to the tree rows of the session and each
+  indexed ancestor (followed through ``sessions.parent_id``; a parent that is not
+  indexed ends the walk, so an orphan is the root of its own subtree);
+- a session that appears takes in the tree rows of its already indexed children (they
+  were roots until then) and adds its whole tree row to its ancestors; a session whose
+  parent changes leaves its old ancestors (their times are recomputed from their
+  children) and joins the new ones;
+- a snapshot adds one compaction.
+
+A parent cycle (damaged store) cannot loop: each walk stops at a session it has seen.
+The writer skips rows already indexed, so a batch written twice never counts twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .pricing import step_cost
+
+#: The summed columns of ``own_totals`` and ``tree_totals`` (``failed_sessions`` is 0/1 in
+#: ``own_totals``: whether the session ended in a failure).
+COUNTS = (
+    "messages",
+    "steps",
+    "tool_calls",
+    "failed_tool_results",
+    "refused_steps",
+    "cut_off_steps",
+    "compactions",
+    "children",
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "reasoning",
+    "measured_ns",
+    "cost_picos",
+    "priced_steps",
+    "unpriced_steps",
+    "problems",
+    "failed_sessions",
+)
+#: The columns of ``usage_days`` (those that rows have; a day has no children).
+DAY_COUNTS = COUNTS[:6] + COUNTS[8:18]
+_INDEX = {name: number for number, name in enumerate(COUNTS)}
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+CUT_OFF = {"max_output", "context_full"}
+
+
+def _table(name: str) -> str:
+    counts = ", ".join(f"{column} INTEGER NOT NULL DEFAULT 0" for column in COUNTS)
+    return f"CREATE TABLE IF NOT EXISTS {name} (id TEXT PRIMARY KEY, {counts}, first_time REAL, last_time REAL);\n"
+
+
+SCHEMA = (
+    _table("own_totals")
+    + _table("tree_totals")
+    + "CREATE TABLE IF NOT EXISTS usage_days (day TEXT NOT NULL, session_id TEXT NOT NULL, provider TEXT NOT NULL,"
+    + " model TEXT NOT NULL, "
+    + ", ".join(f"{column} INTEGER NOT NULL DEFAULT 0" for column in DAY_COUNTS)
+    + ", PRIMARY KEY (day, session_id, provider, model));\n"
+    + "CREATE INDEX IF NOT EXISTS usage_days_session ON usage_days(session_id);\n"
+)
+
+
+@dataclass(slots=True)
+class Delta:
+    """Sums to add to one totals row (counts in :data:`COUNTS` order, times as min/max)."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * len(COUNTS))
+    first: float | None = None
+    last: float | None = None
+
+    def add(self, other: Delta) -> None:
+        self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
+        self.first = _min(self.first, other.first)
+        self.last = _max(self.last, other.last)
+
+
+@dataclass(slots=True)
+class RowUsage:
+    """The usage facts of one Raw Log row (computed beside the write, in a worker thread)."""
+
+    day: str
+    provider: str
+    model: str
+    delta: Delta
+    failed: bool | None  # the session's "ended in failure" state after this row (None: unchanged)
+
+
+def _min(one: float | None, two: float | None) -> float | None:
+    return two if one is None else one if two is None else min(one, two)
+
+
+def _max(one: float | None, two: float | None) -> float | None:
+    return two if one is None else one if two is None else max(one, two)
+
+
+def _tokens(row: Mapping[str, Any]) -> tuple[list[int], bool]:
+    """The five token counts (bad or missing values as 0) and whether any value was bad."""
+    values, bad = [], False
+    for column in TOKEN_COLUMNS:
+        value = row.get(column)
+        if value is None:
+            values.append(0)
+        elif type(value) is int and value >= 0:
+            values.append(value)
+        else:
+            values.append(0)
+            bad = True
+    # zett-agent's invariants: cache reads/writes are part of the input, reasoning of the output.
+    bad = bad or values[2] > values[0] or values[3] > values[0] or values[4] > values[1]
+    return values, bad
+
+
+def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -> RowUsage:
+    """The usage facts of a Raw Log row, given its kind and decoded facts.
+
+    ``doc_facts``: ``provider``, ``model``, ``calls``, ``stop`` and ``error`` of the decoded
+    message. A step with missing token counts, any row with a bad token or timing value,
+    counts one problem; its bad values count as 0 and a step with bad counts is not priced.
+    """
+    delta = Delta()
+    counts = delta.counts
+    step = kind == "assistant"
+    tokens, bad = _tokens(row)
+    missing = step and (row.get("input_tokens") is None or row.get("output_tokens") is None)
+    started, completed, duration = row.get("started_at"), row.get("completed_at"), row.get("duration_ns")
+    good_duration = type(duration) is int and duration >= 0
+    timing_bad = not isinstance(started, datetime) or not isinstance(completed, datetime) or not good_duration
+    counts[_INDEX["messages"]] = 1
+    counts[_INDEX["problems"]] = int(bad or missing or timing_bad)
+    counts[_INDEX["measured_ns"]] = duration if good_duration else 0  # type: ignore[assignment]
+    for name, value in zip(("input", "output", "cache_read", "cache_write", "reasoning"), tokens, strict=True):
+        counts[_INDEX[name]] = value
+    delta.first = started.timestamp() if isinstance(started, datetime) else None
+    delta.last = completed.timestamp() if isinstance(completed, datetime) else delta.first
+    day = started.astimezone(UTC).date().isoformat() if isinstance(started, datetime) else ""
+    provider, model = doc_facts.get("provider"), doc_facts.get("model")
+    provider = provider if isinstance(provider, str) else ""
+    model = model if isinstance(model, str) else ""
+    failed: bool | None = None
+    if step:
+        stop = doc_facts.get("stop")
+        counts[_INDEX["steps"]] = 1
+        counts[_INDEX["tool_calls"]] = int(doc_facts.get("calls") or 0)
+        counts[_INDEX["refused_steps"]] = int(stop == "refusal")
+        counts[_INDEX["cut_off_steps"]] = int(stop in CUT_OFF)
+        failed = bool(doc_facts.get("error")) or stop == "refusal" or stop in CUT_OFF
+        if any(tokens[:4]) or bad:
+            cost = None if bad or not provider or not model else step_cost(provider, model, *tokens[:4], day)
+            counts[_INDEX["cost_picos"]] = cost or 0
+            counts[_INDEX["priced_steps" if cost is not None else "unpriced_steps"]] = 1
+    elif kind == "tool":
+        failed = bool(doc_facts.get("error"))
+        counts[_INDEX["failed_tool_results"]] = int(failed)
+    return RowUsage(day, provider, model, delta, failed)
+
+
+# --- Writes (inside the writer's transaction) ------------------------------------------------
+
+_COLUMNS = ", ".join(COUNTS)
+_ADD = {
+    table: (
+        f"INSERT INTO {table} (id, {_COLUMNS}, first_time, last_time) VALUES (?{', ?' * (len(COUNTS) + 2)})"
+        f" ON CONFLICT(id) DO UPDATE SET {', '.join(f'{c} = {c} + excluded.{c}' for c in COUNTS)},"
+        " first_time = min(coalesce(first_time, excluded.first_time), coalesce(excluded.first_time, first_time)),"
+        " last_time = max(coalesce(last_time, excluded.last_time), coalesce(excluded.last_time, last_time))"
+    )
+    for table in ("own_totals", "tree_totals")
+}
+_DAY_COLUMNS = ", ".join(DAY_COUNTS)
+_ADD_DAY = (
+    f"INSERT INTO usage_days (day, session_id, provider, model, {_DAY_COLUMNS}) VALUES (?, ?, ?, ?"
+    f"{', ?' * len(DAY_COUNTS)}) ON CONFLICT(day, session_id, provider, model) DO UPDATE SET "
+    + ", ".join(f"{c} = {c} + excluded.{c}" for c in DAY_COUNTS)
+)
+
+
+def _values(session_id: str, delta: Delta) -> tuple[Any, ...]:
+    return (session_id, *delta.counts, delta.first, delta.last)
+
+
+def _parent(db: sqlite3.Connection, session_id: str) -> str | None:
+    """The indexed parent of an indexed session (None: a root, an orphan or not indexed)."""
+    row = db.execute(
+        "SELECT p.id FROM sessions s JOIN sessions p ON p.id = s.parent_id WHERE s.id = ? AND s.parent_id != s.id",
+        (session_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def ancestors(db: sqlite3.Connection, session_id: str) -> list[str]:
+    """The indexed ancestors of a session, nearest first (a cycle ends the walk)."""
+    seen = {session_id}
+    chain: list[str] = []
+    current = _parent(db, session_id)
+    while current is not None and current not in seen:
+        seen.add(current)
+        chain.append(current)
+        current = _parent(db, current)
+    return chain
+
+
+def _add_to_tree(db: sqlite3.Connection, session_ids: Iterable[str], delta: Delta) -> None:
+    db.executemany(_ADD["tree_totals"], [_values(session_id, delta) for session_id in session_ids])
+
+
+def add_rows(db: sqlite3.Connection, rows: Iterable[tuple[str, RowUsage]]) -> None:
+    """Add the usage of newly indexed rows ``(session_id, usage)``, in sequence order."""
+    own: dict[str, Delta] = {}
+    days: dict[tuple[str, str, str, str], list[int]] = {}
+    failed: dict[str, bool] = {}
+    for session_id, usage in rows:
+        own.setdefault(session_id, Delta()).add(usage.delta)
+        key = (usage.day, session_id, usage.provider, usage.model)
+        day = days.setdefault(key, [0] * len(DAY_COUNTS))
+        for number, name in enumerate(DAY_COUNTS):
+            day[number] += usage.delta.counts[_INDEX[name]]
+        if usage.failed is not None:
+            failed[session_id] = usage.failed
+    for session_id, state in failed.items():
+        row = db.execute("SELECT failed_sessions FROM own_totals WHERE id = ?", (session_id,)).fetchone()
+        own[session_id].counts[_INDEX["failed_sessions"]] = int(state) - (int(row[0]) if row else 0)
+    db.executemany(_ADD["own_totals"], [_values(session_id, delta) for session_id, delta in own.items()])
+    db.executemany(_ADD_DAY, [(*key, *values) for key, values in days.items()])
+    for session_id, delta in own.items():
+        _add_to_tree(db, [session_id, *ancestors(db, session_id)], delta)
+
+
+def add_compactions(db: sqlite3.Connection, session_ids: Iterable[str]) -> None:
+    """Count one compaction (snapshot version) for each session id given."""
+    for session_id in session_ids:
+        delta = Delta()
+        delta.counts[_INDEX["compactions"]] = 1
+        db.execute(_ADD["own_totals"], _values(session_id, delta))
+        _add_to_tree(db, [session_id, *ancestors(db, session_id)], delta)
+
+
+def _tree_row(db: sqlite3.Connection, session_id: str) -> Delta:
+    sql = f"SELECT {_COLUMNS}, first_time, last_time FROM tree_totals WHERE id = ?"
+    row = db.execute(sql, (session_id,)).fetchone()
+    if row is None:
+        return Delta()
+    return Delta(list(row[: len(COUNTS)]), row[-2], row[-1])
+
+
+def _children_sum(db: sqlite3.Connection, session_id: str) -> tuple[int, Delta]:
+    """How many indexed children a session has, and the sum of their tree rows."""
+    sums = ", ".join(f"coalesce(sum(t.{c}), 0)" for c in COUNTS)
+    row = db.execute(
+        f"SELECT count(*), {sums}, min(t.first_time), max(t.last_time) FROM sessions s"
+        " LEFT JOIN tree_totals t ON t.id = s.id WHERE s.parent_id = ? AND s.id != ?",
+        (session_id, session_id),
+    ).fetchone()
+    return int(row[0]), Delta(list(row[1 : 1 + len(COUNTS)]), row[-2], row[-1])
+
+
+def _with_children(delta: Delta, children: int) -> Delta:
+    out = Delta(list(delta.counts), delta.first, delta.last)
+    out.counts[_INDEX["children"]] += children
+    return out
+
+
+def session_appeared(db: sqlite3.Connection, session_id: str) -> None:
+    """A session was indexed for the first time (its ``sessions`` row is written).
+
+    Its indexed children stop being roots: their tree rows join its own; then its whole
+    tree row joins its ancestors'.
+    """
+    count, children = _children_sum(db, session_id)
+    children.counts[_INDEX["children"]] += count
+    own = Delta()
+    own.counts[_INDEX["children"]] = count
+    db.execute(_ADD["own_totals"], _values(session_id, own))
+    _add_to_tree(db, [session_id], children)
+    _join_parent(db, session_id)
+
+
+def _join_parent(db: sqlite3.Connection, session_id: str) -> None:
+    parent = _parent(db, session_id)
+    if parent is None:
+        return
+    one = Delta()
+    one.counts[_INDEX["children"]] = 1
+    db.execute(_ADD["own_totals"], _values(parent, one))
+    chain = [parent, *ancestors(db, parent)]
+    if session_id in chain:  # a parent cycle: stop before coming back
+        chain = chain[: chain.index(session_id)]
+    _add_to_tree(db, chain, _with_children(_tree_row(db, session_id), 1))
+
+
+def parent_changed(db: sqlite3.Connection, session_id: str, old_parent: str | None) -> None:
+    """An indexed session got another parent (called after its ``sessions`` row changed)."""
+    if old_parent is not None and old_parent != session_id:
+        exists = db.execute("SELECT 1 FROM sessions WHERE id = ?", (old_parent,)).fetchone()
+        if exists is not None:
+            one = Delta()
+            one.counts[_INDEX["children"]] = -1
+            db.execute(_ADD["own_totals"], _values(old_parent, one))
+            chain = [old_parent, *ancestors(db, old_parent)]
+            chain = chain[: chain.index(session_id)] if session_id in chain else chain
+            leaving = _with_children(_tree_row(db, session_id), 1)
+            leaving.counts = [-value for value in leaving.counts]
+            leaving.first = leaving.last = None
+            _add_to_tree(db, chain, leaving)
+            for ancestor in chain:  # times cannot be subtracted: recompute, nearest first
+                _recompute_times(db, ancestor)
+    _join_parent(db, session_id)
+
+
+def _recompute_times(db: sqlite3.Connection, session_id: str) -> None:
+    _, children = _children_sum(db, session_id)
+    own = db.execute("SELECT first_time, last_time FROM own_totals WHERE id = ?", (session_id,)).fetchone()
+    first = _min(own[0] if own else None, children.first)
+    last = _max(own[1] if own else None, children.last)
+    db.execute("UPDATE tree_totals SET first_time = ?, last_time = ? WHERE id = ?", (first, last, session_id))

@@ -1,0 +1,43 @@
+"""Provides the app's usage service: totals and cost from the side index, behind a Protocol.
+
+:class:`IndexUsage` implements :class:`zett_browser.model.usage.UsageService` over the
+same :class:`~zett_browser.index.SideIndex` the search service keeps up to date: it only
+reads the index file (in worker threads), it never starts a sync of its own. Totals grow
+as the search service's sync indexes new rows; a session not indexed yet is left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from .index import SideIndex
+from .index.pricing import prices_date
+from .index.usage import ordered_children, ordered_orphans, read_usage
+from .model.usage import SessionUsage, TreeSort
+
+
+class IndexUsage:
+    """Usage totals read from the side index of one store."""
+
+    def __init__(self, index: SideIndex) -> None:
+        self.index = index
+
+    @property
+    def path(self) -> Path:
+        """The index file."""
+        return self.index.path
+
+    @property
+    def prices_date(self) -> str:
+        return prices_date()
+
+    async def usage(self, session_ids: Sequence[str]) -> dict[str, SessionUsage]:
+        return await asyncio.to_thread(read_usage, self.index.path, list(session_ids))
+
+    async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
+        return await asyncio.to_thread(ordered_children, self.index.path, parent_id, order, offset, limit)
+
+    async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
+        return await asyncio.to_thread(ordered_orphans, self.index.path, order, offset, limit)
