@@ -53,7 +53,7 @@ def grow_session(path: Path, session_id: str, rows: int) -> int:
         template = connection.execute(
             "select * from raw_messages where session_id = ? order by sequence", (session_id,)
         ).fetchall()
-        last = max(record[columns.index("sequence")] for record in template)
+        last = int(max(record[columns.index("sequence")] for record in template))
         start = datetime(2026, 12, 2, 19, 0, tzinfo=UTC)
         made = []
         for index in range(rows):

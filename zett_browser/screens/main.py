@@ -108,6 +108,7 @@ class MainScreen(UsageScreen):
         if not page.items and not orphans.items:
             self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
         tree.add_sessions(tree.root, page.items, page.next_cursor)
+        self.usage_for(page.items)
         if orphans.items:
             tree.add_orphan_group()
         tree.root.expand()
@@ -118,16 +119,13 @@ class MainScreen(UsageScreen):
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self.query_one(SessionTree)
-        if event.parent_id is None:
-            call = self.store.list_roots(limit=ROOTS_PAGE, cursor=event.cursor)
-        else:
-            call = self.store.list_children(event.parent_id, limit=CHILDREN_PAGE, cursor=event.cursor)
-        page = await self.fetch(call, "Could not load sessions")
+        page = await self.fetch(self.read_level(event.parent_id, event.cursor), "Could not load sessions")
         hints = {} if isinstance(page, Failed) else await self._child_labels(event.parent_id, page.items)
         if isinstance(page, Failed):
             tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, hints=hints)
+        self.usage_for(page.items)
 
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_orphans_wanted(self, event: SessionTree.OrphansWanted) -> None:
