@@ -278,6 +278,7 @@ class MainScreen(UsageScreen):
             preface=preface,
         )
         self._show_status(records)
+        self.cards_for(records)
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)

@@ -16,14 +16,21 @@ from rich.text import Text
 from textual import work
 from textual.widgets.tree import TreeNode
 
-from ..model import Page, SessionCursor, SessionNode
+from ..delegation import match_results, task_calls, with_result
+from ..model import Page, RawMessageRecord, SessionCursor, SessionNode
 from ..model.usage import SessionUsage, TreeSort, UsageService
 from ..usage_text import SORT_NAMES, next_sort
+from ..widgets.cards import card
+from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree, node_label
+from .calls import find_partner
 from .indexing import IndexingScreen
 from .timing import Chosen, TimingScreen
 from .usage_details import UsageDetails
 from .watch import CHILDREN_PAGE, ROOTS_PAGE
+
+#: ``task`` calls per page whose result is looked for past the page (each a bounded walk).
+MAX_RESULT_LOOKUPS = 4
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,37 @@ class UsageScreen(IndexingScreen):
         tree = self.query_one(SessionTree)
         shown = [node.data for node in _session_nodes(tree) if isinstance(node.data, SessionNode)]
         self.usage_for(shown)
+        self.cards_for(self.query_one(RawLogView).records)  # the children's totals are known now
+
+    # ---------------------------------------------------------------- delegation cards
+
+    @work(exclusive=True, group="cards", exit_on_error=False)
+    async def cards_for(self, records: Sequence[RawMessageRecord]) -> None:
+        """Put a card under each ``task`` call of the shown page (decoration: a failed read gives none)."""
+        calls = match_results(task_calls(records), records)
+        if not calls:
+            return
+        by_sequence = {record.sequence: record for record in records}
+        for index, item in enumerate(calls[:MAX_RESULT_LOOKUPS]):
+            if item.success is None and item.sequence in by_sequence:
+                partner = await self.fetch(find_partner(self.store, by_sequence[item.sequence]))
+                if isinstance(partner, RawMessageRecord):
+                    calls[index] = with_result(item, partner)
+        usage: dict[str, SessionUsage] = {}
+        service = self.usage_service
+        children = [item.child_id for item in calls if item.child_id]
+        if service is not None and children:
+            try:
+                usage = await service.usage(children)
+            except Exception as error:  # noqa: BLE001 - cards without totals
+                self.log.warning(f"usage read failed: {error!r}")
+        view = self.query_one(RawLogView)
+        if [record.id for record in view.records] != [record.id for record in records]:
+            return  # another page is shown now
+        cards: dict[int, list[Text]] = {}
+        for item in calls:
+            cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or "")))
+        view.show_cards(cards)
 
     # ---------------------------------------------------------------- details
 

@@ -72,6 +72,8 @@ class RawLogView(ScrollView, can_focus=True):
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
         self.preface: list[Text] = []
+        #: Already safe lines shown under a record (delegation cards), by sequence.
+        self.cards: dict[int, list[Text]] = {}
         self._lines: list[Strip] = []
         self._owner: list[int] = []
         self._starts: list[int] = []
@@ -99,6 +101,7 @@ class RawLogView(ScrollView, can_focus=True):
         """
         self.records = list(records)
         self.preface = list(preface)
+        self.cards = {}
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
         self.empty_text = empty_text
@@ -177,7 +180,7 @@ class RawLogView(ScrollView, can_focus=True):
                 show_all=False,
                 compacted_through=self.compacted_through,
             )
-            for text in render_record(record, render):
+            for text in [*render_record(record, render), *self.cards.get(record.sequence, ())]:
                 for segments in console.render_lines(text, options, pad=False):
                     lines.append(Strip(segments))
                     owner.append(position)
@@ -221,6 +224,13 @@ class RawLogView(ScrollView, can_focus=True):
             set_scroll_range(self, size)
         else:
             self.virtual_size = size
+
+    def show_cards(self, cards: dict[int, list[Text]]) -> None:
+        """Put cards under records of this page (the cursor and scroll stay)."""
+        scroll = self.scroll_y
+        self.cards = cards
+        self._rebuild()
+        self.scroll_to(y=scroll, animate=False)
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
