@@ -27,6 +27,8 @@ from .safe import one_line
 #: How each part of a step's bar is drawn: a character (legible without colour) and a role.
 PARTS = (("▓", "kind.system"), ("█", "kind.assistant"), ("░", "timestamp"), ("▒", "kind.tool"))
 PART_NAMES = ("thinking", "writing", "waiting", "tools")
+#: The rest of a bar's track (the scale's unused part).
+TRACK = "·"
 #: Columns before the bar: ``#sequence`` and the start time.
 LEFT = 18
 
@@ -57,7 +59,7 @@ def _step_text(step: Step, width: int) -> Text:
     cells = split_cells(parts, bar_cells(step.total_ns, bars))
     for (char, role), count in zip(PARTS, cells, strict=True):
         text.append(char * count, style=style_of(role))
-    text.append(" " * (bars - sum(cells)))
+    text.append(TRACK * (bars - sum(cells)), style="dim")
     text.append(f" {human_duration(step.total_ns) or '0 ms':>8} ", style="bold")
     named = zip(PART_NAMES[:3], parts[:3], strict=True)
     details = [f"{name} {human_duration(value)}" for name, value in named if value]
@@ -76,7 +78,7 @@ def _child_text(child: Child, width: int, labels: dict[str, str]) -> Text:
     text = Text("  ↳ child".ljust(LEFT), style=style_of("agent"))
     cells = bar_cells(child.wall_ns, bars)
     text.append("━" * cells, style=style_of("agent"))
-    text.append(" " * (bars - cells))
+    text.append(TRACK * (bars - cells), style="dim")
     text.append(f" {human_duration(child.wall_ns) or '0 ms':>8} ", style="bold")
     label = labels.get(span.session_id) or span.title or span.agent_name or ""
     text.append(one_line(span.session_id[:8], 8), style=style_of("id"))

@@ -71,11 +71,11 @@ def node_label(node: SessionNode, now: datetime, usage: SessionUsage | None = No
         label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
     if usage is not None and usage.failed:
         label.append(" ✗", style=style_of("problem"))
-    if node.agent_name:
-        label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
     if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):
         # Next to the name, where a narrow tree still shows it.
         label.append(" · ").append(compact(usage), style=style_of("usage.tree"))
+    if node.agent_name:
+        label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
     label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
     if node.child_count:
         label.append(" · ").append(f"↳{node.child_count}", style=style_of("children"))
