@@ -20,7 +20,7 @@ SECTIONS = (
     ("Inspector", ("inspector",)),
     ("Detail view", ("detail view",)),
     ("Search view", ("search view",)),
-    ("Timing view, usage details", ("timing view", "timing view, usage details", "usage details")),
+    ("Timing, usage", ("timing view", "timing view, usage details", "usage details")),
     ("Live demo", ("live demo",)),
 )
 
