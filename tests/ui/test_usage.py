@@ -192,3 +192,71 @@ async def test_timing_view_enter_shows_the_step_and_opens_a_child(tmp_path: Path
         await pilot.press("down", "down", "enter")  # the child under #7
         await settle(pilot)
         assert app.screen.open.node.session_id == CHILD  # type: ignore[attr-defined]
+
+
+async def test_card_finds_a_result_on_the_next_page(tmp_path: Path) -> None:
+    """The page ends at the ``task`` call (#7); its result (#8) is read past the page edge."""
+    store = priced_store(tmp_path)
+    app = make_app(str(store), session=ROOT, page_size=7, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(300, 45)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(RawLogView)
+        assert [record.sequence for record in view.records][-1] == 7
+        text = shown_text(app)
+        assert "✓ succeeded" in text and "returned: count_words returned 4" in text
+
+
+def subtree_tokens(path: Path) -> dict[str, int]:
+    """Input plus output tokens of each session with all its descendants, straight from the store."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute(
+            """with recursive tree(top, id) as (
+                   select id, id from agent_sessions
+                   union select tree.top, s.id from agent_sessions s join tree on s.parent_session_id = tree.id)
+               select tree.top, coalesce(sum(coalesce(r.input_tokens,0) + coalesce(r.output_tokens,0)), 0)
+               from tree left join raw_messages r on r.session_id = tree.id group by tree.top"""
+        ).fetchall()
+    connection.close()
+    return {session: int(total) for session, total in rows}
+
+
+async def test_sort_by_tokens_orders_the_roots_by_subtree_tokens(tmp_path: Path) -> None:
+    from tests.ui.helpers import store_copy
+
+    store = store_copy("storage_api", tmp_path)
+    app = make_app(str(store), clock=frozen_clock, index=True, index_dir=tmp_path / "index", poll_interval=0)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await usage_shown(pilot)
+        await pilot.press("S", "S")  # activity -> cost -> tokens
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert tree.root.label.plain.startswith("Sorted by subtree tokens")  # type: ignore[union-attr]
+        shown = [node.data.session_id for node in tree.root.children if hasattr(node.data, "session_id")]
+        totals = subtree_tokens(store)
+        values = [totals[session] for session in shown]
+        assert len(shown) >= 5 and values == sorted(values, reverse=True) and values[0] > 0
+
+
+async def test_timing_view_flags_a_stall(tmp_path: Path) -> None:
+    """Five minutes between the child's return and the next step: one stall line, measured."""
+    store = priced_store(tmp_path)
+    with sqlite3.connect(store) as connection:
+        for column in ("started_at", "completed_at"):
+            connection.execute(
+                f"update raw_messages set {column} = strftime('%Y-%m-%d %H:%M:%f', {column}, '+300 seconds') "
+                "where session_id = ? and sequence >= 9",
+                (ROOT,),
+            )
+    connection.close()
+    app = make_app(str(store), session=ROOT, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        from zett_browser.timing import Stall
+        from zett_browser.widgets.timing import TimingView
+
+        lines = app.screen.query_one(TimingView).lines
+        stalls = [line for line in lines if isinstance(line, Stall)]
+        assert len(stalls) == 1 and stalls[0].before_sequence == 9
+        assert 299 * 10**9 < stalls[0].gap_ns < 301 * 10**9

@@ -122,6 +122,10 @@ class UsageScreen(IndexingScreen):
 
     def _label_usage(self, found: dict[str, SessionUsage]) -> None:
         tree = self.query_one(SessionTree)
+        # Only what changed is relabelled (a live store syncs every second).
+        found = {key: value for key, value in found.items() if tree.usage.get(key) != value}
+        if not found:
+            return
         tree.usage.update(found)
         now = tree.clock()
         for node in _session_nodes(tree):
@@ -165,7 +169,8 @@ class UsageScreen(IndexingScreen):
         cards: dict[int, list[Text]] = {}
         for item in calls:
             cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or "")))
-        view.show_cards(cards)
+        if cards != view.cards:  # unchanged cards (the next sync of a live store) lay nothing out again
+            view.show_cards(cards)
 
     # ---------------------------------------------------------------- details
 
