@@ -13,6 +13,7 @@ from textual.widgets import Static
 from tests.ui.helpers import HOSTILE, frozen_clock, settle
 from tests.ui.usage_helpers import CHILD, ROOT, priced_store, usage_shown
 from zett_browser.app import make_app
+from zett_browser.model import SessionNode
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.timing import TimingScreen
 from zett_browser.screens.usage_details import UsageDetails
@@ -231,7 +232,7 @@ async def test_sort_by_tokens_orders_the_roots_by_subtree_tokens(tmp_path: Path)
         await settle(pilot)
         tree = app.screen.query_one(SessionTree)
         assert tree.root.label.plain.startswith("Sorted by subtree tokens")  # type: ignore[union-attr]
-        shown = [node.data.session_id for node in tree.root.children if hasattr(node.data, "session_id")]
+        shown = [node.data.session_id for node in tree.root.children if isinstance(node.data, SessionNode)]
         totals = subtree_tokens(store)
         values = [totals[session] for session in shown]
         assert len(shown) >= 5 and values == sorted(values, reverse=True) and values[0] > 0
