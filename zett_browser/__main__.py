@@ -44,6 +44,7 @@ MAX_SEQUENCE = 2**63 - 1
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": (".cli_index", "main_index"),
     "search": (".cli_index", "main_search"),
+    "usage": (".cli_usage", "main_usage"),
 }
 
 

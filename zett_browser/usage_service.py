@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .index import SideIndex
-from .index.pricing import prices_date
-from .index.usage import ordered_children, ordered_orphans, read_usage
+from .index.pricing import table_version
+from .index.usage import complete, index_prices_date, ordered_children, ordered_orphans, read_usage
 from .model.usage import SessionUsage, TreeSort
 
 
@@ -23,6 +23,7 @@ class IndexUsage:
 
     def __init__(self, index: SideIndex) -> None:
         self.index = index
+        self._prices_date: str | None = None
 
     @property
     def path(self) -> Path:
@@ -31,7 +32,14 @@ class IndexUsage:
 
     @property
     def prices_date(self) -> str:
-        return prices_date()
+        """The date of the price table the index's costs came from (read once it is built).
+
+        Read from the index, not from genai-prices: importing its table costs ~0.2 s of CPU,
+        which must not happen on the event loop.
+        """
+        if self._prices_date is None:
+            self._prices_date = index_prices_date(self.index.path)
+        return self._prices_date or f"genai-prices {table_version()}"
 
     async def usage(self, session_ids: Sequence[str]) -> dict[str, SessionUsage]:
         return await asyncio.to_thread(read_usage, self.index.path, list(session_ids))
@@ -41,3 +49,6 @@ class IndexUsage:
 
     async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
         return await asyncio.to_thread(ordered_orphans, self.index.path, order, offset, limit)
+
+    async def complete(self) -> bool:
+        return await asyncio.to_thread(complete, self.index.path)

@@ -51,20 +51,45 @@ def from_picos(picos: int) -> Decimal:
     return Decimal(picos).scaleb(-12)
 
 
-@functools.lru_cache(maxsize=65536)
 def step_cost(
-    provider: str, model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int, day: str
+    provider: str,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cache_read: int,
+    cache_write: int,
+    when: datetime | None,
 ) -> int | None:
-    """Picodollars of one step (None: the table does not know the provider or model).
+    """Picodollars of one step started at ``when`` (None: the table does not know the provider or model).
 
-    ``day`` (``YYYY-MM-DD``, UTC) picks the prices in force then; "" means today.
-    Cached: most steps of a store repeat a few (model, counts, day) combinations.
+    ``when`` picks the prices in force then (None: now). Results are cached by UTC day,
+    or by the exact time for a model with time-of-day prices (so a cached price is always
+    the one the exact time gives): most steps repeat a few (model, counts, day) combinations.
     """
-    if not _known(provider_id(provider), model):
+    table_id = provider_id(provider)
+    by_time_of_day = _lookup(table_id, model)
+    if by_time_of_day is None:
         return None
+    moment = when.astimezone(UTC) if when is not None else datetime.now(UTC)
+    key: tuple[object, ...] = (table_id, model, input_tokens, output_tokens, cache_read, cache_write)
+    key += (moment,) if by_time_of_day else (moment.date(),)
+    if key not in _COSTS:
+        if len(_COSTS) >= CACHE_SIZE:
+            _COSTS.clear()
+        _COSTS[key] = _calculate(table_id, model, input_tokens, output_tokens, cache_read, cache_write, moment)
+    return _COSTS[key]
+
+
+#: Step costs already computed (see :func:`step_cost`), emptied when it reaches CACHE_SIZE.
+_COSTS: dict[tuple[object, ...], int | None] = {}
+CACHE_SIZE = 100_000
+
+
+def _calculate(
+    provider: str, model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int, when: datetime
+) -> int | None:
     from genai_prices import Usage, calc_price
 
-    when = datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None
     usage = Usage(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -72,22 +97,36 @@ def step_cost(
         cache_write_tokens=cache_write,
     )
     try:
-        calculation = calc_price(usage, model, provider_id=provider_id(provider), genai_request_timestamp=when)
-    except (LookupError, ValueError):
+        calculation = calc_price(usage, model, provider_id=provider, genai_request_timestamp=when)
+    except (LookupError, ValueError):  # e.g. more cache reads than input: not priced, never guessed
         return None
     return to_picos(calculation.total_price)
 
 
 @functools.lru_cache(maxsize=4096)
-def _known(provider: str, model: str) -> bool:
-    """Whether the table has this provider and model (misses are cached: no repeated exceptions)."""
-    from genai_prices import data_snapshot
+def _lookup(provider: str, model: str) -> bool | None:
+    """None: the table lacks this provider or model; else whether its prices depend on the time of day."""
+    from genai_prices import data_snapshot, types
 
     try:
-        data_snapshot.get_snapshot().find_provider_model(model, None, provider, None)
+        _, info = data_snapshot.get_snapshot().find_provider_model(model, None, provider, None)
     except LookupError:
-        return False
-    return True
+        return None
+    prices = info.prices if isinstance(info.prices, list) else []
+    return any(isinstance(price.constraint, types.TimeOfDateConstraint) for price in prices)
+
+
+@functools.cache
+def table_version() -> str:
+    """The installed genai-prices version (read from its metadata: no import of the table)."""
+    from importlib.metadata import version
+
+    return version("genai-prices")
+
+
+def table_meta() -> dict[str, str]:
+    """What an index records of the table its costs come from (a changed table rebuilds it)."""
+    return {"prices": table_version(), "prices_date": prices_date()}
 
 
 @functools.cache

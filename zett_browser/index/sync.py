@@ -26,6 +26,7 @@ from typing import Any
 
 from ..storage import SQLSessionStorage, scan
 from . import db as index_db
+from . import pricing
 from .extract import Doc
 from .writer import prepare_raw, set_meta, write_docs, write_raw, write_sessions, write_snapshots
 
@@ -130,6 +131,8 @@ class SideIndex:
             return "first build" if not meta else "an earlier build did not finish"
         if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
             return "the store file was replaced"
+        if meta.get("prices") != pricing.table_version():
+            return "the price table changed"  # costs are computed when rows are indexed
         census = await scan.census(self.storage)
         indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM sessions").fetchone()[0]))
         if census.sessions < indexed:
@@ -146,7 +149,8 @@ class SideIndex:
         await asyncio.to_thread(
             set_meta,
             db,
-            {"schema": index_db.SCHEMA_VERSION, "identity": self.identity, "state": "building", "problems": "0"},
+            {"schema": index_db.SCHEMA_VERSION, "identity": self.identity, "state": "building", "problems": "0"}
+            | await asyncio.to_thread(pricing.table_meta),
         )
         sessions = await scan.active_sessions(self.storage, None)
         limits = {str(row["id"]): _int(row["last_sequence"]) for row in sessions}

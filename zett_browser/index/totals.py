@@ -164,7 +164,10 @@ def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -
         counts[_INDEX["cut_off_steps"]] = int(stop in CUT_OFF)
         failed = bool(doc_facts.get("error")) or stop == "refusal" or stop in CUT_OFF
         if any(tokens[:4]) or bad:
-            cost = None if bad or not provider or not model else step_cost(provider, model, *tokens[:4], day)
+            when = started if isinstance(started, datetime) else None
+            cost = None
+            if not bad and provider and model:
+                cost = step_cost(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], when)
             counts[_INDEX["cost_picos"]] = cost or 0
             counts[_INDEX["priced_steps" if cost is not None else "unpriced_steps"]] = 1
     elif kind == "tool":

@@ -135,6 +135,30 @@ def read_usage(path: Path, session_ids: Sequence[str]) -> dict[str, SessionUsage
     return found
 
 
+def index_prices_date(path: Path) -> str | None:
+    """The price data date recorded by the build of the index at ``path`` (None: not built yet)."""
+    with reading(path) as db:
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'prices_date'").fetchone()
+        except sqlite3.DatabaseError:
+            return None
+    return str(row[0]) if row else None
+
+
+def complete(path: Path) -> bool:
+    """Whether the index at ``path`` finished a build (its totals cover the store as of its last sync)."""
+    with reading(path) as db:
+        if db is None:
+            return False
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+    return row is not None and row[0] == "complete"
+
+
 def ordered_children(path: Path, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
     """Ids of one tree level (roots when ``parent_id`` is None), largest first, then newest."""
     where, params = (_ROOTS, []) if parent_id is None else ("s.parent_id = ? AND s.id != ?", [parent_id, parent_id])

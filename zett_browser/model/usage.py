@@ -119,6 +119,10 @@ class UsageService(Protocol):
         """Ids of one tree level (roots when ``parent_id`` is None), largest first."""
         ...
 
+    async def complete(self) -> bool:
+        """Whether the totals cover the whole store (False while the first build runs)."""
+        ...
+
     async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
         """Ids of the orphans (parent missing from the store, or itself), largest first."""
         ...

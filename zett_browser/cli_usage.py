@@ -1,0 +1,265 @@
+"""Provides ``zett-browser usage``: exact token usage and cost reports from a store (issue 12).
+
+``usage [STORE] [--session ID] [--by session|agent|model|day] [--since DAY] [--json]
+[--index-dir DIR]`` syncs the store's side index (progress on stderr, as ``index`` does),
+then prints a table from the index's usage totals: messages, steps, tokens by type, the
+cache hit rate and cost, with the price data's date. Cost is "unknown" where a step's
+model is not in the price table (its tokens are still counted). ``--session`` prints one
+session's own and subtree totals and its cost by model. Errors are one line on stderr
+and exit status 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import sys
+from collections.abc import Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from .__main__ import OneLineParser
+from .cli_index import DIR_HELP, STORE_HELP, _sync
+from .index import SideIndex, pricing
+from .index.usage import ReportRow, index_prices_date, read_usage, report
+from .model.usage import ModelCost, SessionUsage, TokenCounts, Totals
+from .storage import SQLSessionStorage, StoreError
+from .text import one_line
+
+BY = ("day", "session", "agent", "model")
+#: Widest label column (session titles and model names are cut to it).
+LABEL_WIDTH = 48
+HEADERS = ("messages", "steps", "input", "output", "cache read", "cache write", "reasoning", "hit", "cost")
+
+
+def prices_date_of(path: Path) -> str:
+    """The price data date the index's build recorded (importing genai-prices' table only if none)."""
+    return index_prices_date(path) or pricing.prices_date()
+
+
+class UsageError(Exception):
+    """A one-line error of the ``usage`` command."""
+
+
+def _since(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return (
+            datetime.fromisoformat(text).date() if "T" in text or " " in text else date.fromisoformat(text)
+        ).isoformat()
+    except ValueError:
+        raise UsageError(f"--since wants a day like 2026-01-31, got {text[:40]!r}") from None
+
+
+def money(cost: Decimal | None, unpriced: int) -> str:
+    """A cost for a table: dollars, "unknown" (nothing priced), or dollars + unknown."""
+    if cost is None:
+        return "unknown" if unpriced else "-"
+    shown = f"${cost:,.4f}" if cost >= Decimal("0.01") or cost == 0 else f"${cost:.6f}"
+    return f"{shown} + unknown" if unpriced else shown
+
+
+def _hit(tokens: TokenCounts) -> str:
+    rate = tokens.cache_hit_rate
+    return "-" if rate is None else f"{rate:.0%}"
+
+
+def _cells(messages: int, steps: int, tokens: TokenCounts, cost: Decimal | None, unpriced: int) -> list[str]:
+    counts = [messages, steps, tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, tokens.reasoning]
+    return [f"{value:,}" for value in counts] + [_hit(tokens), money(cost, unpriced)]
+
+
+def _table(first: str, rows: list[tuple[str, list[str]]]) -> str:
+    """Rows aligned in columns: the label left, the numbers right."""
+    header = (first, list(HEADERS))
+    widths = [min(LABEL_WIDTH, max(len(label) for label, _ in [header, *rows]))]
+    widths += [max(len(cells[number]) for _, cells in [header, *rows]) for number in range(len(HEADERS))]
+    lines = []
+    for label, cells in [header, *rows]:
+        text = one_line(label, LABEL_WIDTH).ljust(widths[0])
+        lines.append("  ".join([text, *(cell.rjust(width) for cell, width in zip(cells, widths[1:], strict=True))]))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _row_json(values: Mapping[str, int], tokens: TokenCounts, cost: Decimal | None) -> dict[str, Any]:
+    data: dict[str, Any] = {name: values[name] for name in values if name not in _TOKEN_KEYS}
+    data.pop("cost_picos", None)
+    data["tokens"] = _tokens_json(tokens)
+    data["cache_hit_rate"] = tokens.cache_hit_rate
+    data["cost_usd"] = str(cost) if cost is not None else None
+    return data
+
+
+_TOKEN_KEYS = {"input", "output", "cache_read", "cache_write", "reasoning"}
+
+
+def _tokens_json(tokens: TokenCounts) -> dict[str, int]:
+    return {
+        "input": tokens.input,
+        "output": tokens.output,
+        "cache_read": tokens.cache_read,
+        "cache_write": tokens.cache_write,
+        "reasoning": tokens.reasoning,
+    }
+
+
+def _total(rows: list[ReportRow]) -> ReportRow:
+    names = rows[0].values.keys() if rows else ()
+    return ReportRow("total", "total", {name: sum(row.values[name] for row in rows) for name in names})
+
+
+def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
+    """The ``--by`` report of the index at ``path``."""
+    rows = report(path, by, since)
+    total = _total(rows) if rows else None
+    priced_on = prices_date_of(path)
+    if as_json:
+        document = {
+            "by": by,
+            "since": since,
+            "prices_date": priced_on,
+            "rows": [
+                {"key": row.key, "label": row.label, **_row_json(row.values, row.tokens, row.cost)} for row in rows
+            ],
+            "total": _row_json(total.values, total.tokens, total.cost) if total else None,
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=1))
+        return
+    if total is None:
+        print(f"no usage recorded{f' since {since}' if since else ''}")
+        return
+    lines = []
+    for row in [*rows, total]:
+        label = row.key if by != "session" or row is total else f"{row.key} {row.label}".strip()
+        if by == "model" and row is not total:
+            label = row.key if row.key != "/" else "(no model recorded)"
+        lines.append(
+            (
+                label,
+                _cells(row.values["messages"], row.values["steps"], row.tokens, row.cost, row.values["unpriced_steps"]),
+            )
+        )
+    print(_table(by, lines))
+    _footer(priced_on, total.values["unpriced_steps"], total.values["problems"])
+
+
+def _footer(priced_on: str, unpriced: int, problems: int) -> None:
+    notes = [f"prices: genai-prices data of {priced_on}"]
+    if unpriced:
+        notes.append(f"{unpriced:,} steps of models without a price (cost unknown, tokens counted)")
+    if problems:
+        notes.append(f"{problems:,} rows with missing or bad token/timing values")
+    print("; ".join(notes))
+
+
+def _totals_json(totals: Totals) -> dict[str, Any]:
+    return {
+        "messages": totals.messages,
+        "steps": totals.steps,
+        "tool_calls": totals.tool_calls,
+        "failed_tool_results": totals.failed_tool_results,
+        "refused_steps": totals.refused_steps,
+        "cut_off_steps": totals.cut_off_steps,
+        "compactions": totals.compactions,
+        "children": totals.children,
+        "tokens": _tokens_json(totals.tokens),
+        "cache_hit_rate": totals.tokens.cache_hit_rate,
+        "measured_seconds": totals.measured_ns / 1e9,
+        "wall_seconds": totals.wall_seconds,
+        "first_time": totals.first_time.isoformat() if totals.first_time else None,
+        "last_time": totals.last_time.isoformat() if totals.last_time else None,
+        "cost_usd": str(totals.cost) if totals.cost is not None else None,
+        "unpriced_steps": totals.unpriced_steps,
+        "problems": totals.problems,
+    }
+
+
+def _model_json(model: ModelCost) -> dict[str, Any]:
+    return {
+        "provider": model.provider,
+        "model": model.model,
+        "steps": model.steps,
+        "tokens": _tokens_json(model.tokens),
+        "cost_usd": str(model.cost) if model.cost is not None else None,
+    }
+
+
+def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
+    """One session's own and subtree totals, and its cost by model."""
+    if as_json:
+        document = {
+            "session_id": usage.session_id,
+            "failed": usage.failed,
+            "own": _totals_json(usage.own),
+            "subtree": _totals_json(usage.subtree),
+            "models": [_model_json(model) for model in usage.models],
+            "own_models": [_model_json(model) for model in usage.own_models],
+            "prices_date": priced_on,
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=1))
+        return
+    print(f"session {one_line(usage.session_id, 80)}{' (ended in a failure)' if usage.failed else ''}")
+    rows = []
+    for name, totals in (("own", usage.own), ("subtree", usage.subtree)):
+        rows.append((name, _cells(totals.messages, totals.steps, totals.tokens, totals.cost, totals.unpriced_steps)))
+    print(_table("", rows))
+    for name, totals in (("own", usage.own), ("subtree", usage.subtree)):
+        wall = f"{totals.wall_seconds:,.1f} s" if totals.wall_seconds is not None else "-"
+        print(
+            f"{name}: {totals.tool_calls:,} tool calls ({totals.failed_tool_results:,} failed), "
+            f"{totals.refused_steps:,} refused, {totals.cut_off_steps:,} cut off, {totals.compactions:,} compactions, "
+            f"{totals.children:,} delegated, measured {totals.measured_ns / 1e9:,.1f} s, wall {wall}"
+        )
+    if usage.models:
+        print()
+        models = [
+            (
+                "/".join(filter(None, (model.provider, model.model))) or "(no model recorded)",
+                _cells(
+                    0,
+                    model.steps,
+                    model.tokens,
+                    model.cost,
+                    model.steps if model.cost is None and model.tokens.total else 0,
+                ),
+            )
+            for model in usage.models
+        ]
+        print(_table("subtree by model", [(label, ["-", *cells[1:]]) for label, cells in models]))
+    _footer(priced_on, usage.subtree.unpriced_steps, usage.subtree.problems)
+
+
+def main_usage(argv: list[str]) -> int:
+    """Print token usage and cost of a store, by day, session, agent or model, or of one session."""
+    parser = OneLineParser(prog="zett-browser usage", description=main_usage.__doc__)
+    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+    parser.add_argument("--session", default=None, metavar="ID", help="one session: own and subtree totals")
+    parser.add_argument("--by", choices=BY, default="day", help="group the report (default: day)")
+    parser.add_argument("--since", default=None, metavar="DAY", help="only usage on or after this UTC day (YYYY-MM-DD)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    args = parser.parse_args(argv)
+    try:
+        since = _since(args.since)
+        if args.session is not None and since is not None:
+            raise UsageError("--since does not apply to --session (its totals cover the whole session)")
+        storage = SQLSessionStorage.open_for_browsing(args.store)
+        index = SideIndex(storage, args.index_dir)
+        synced = asyncio.run(_sync(index, rebuild=False, show=True))
+        if synced.skipped:
+            print("zett-browser: another process is updating the index; figures may be behind", file=sys.stderr)
+        if args.session is not None:
+            found = read_usage(index.path, [args.session])
+            if args.session not in found:
+                raise UsageError(f"no session {one_line(args.session, 80)!r} in this store")
+            print_session(found[args.session], args.json, prices_date_of(index.path))
+        else:
+            print_report(index.path, args.by, since, args.json)
+    except (UsageError, StoreError, OSError, sqlite3.Error) as error:
+        print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
+        return 2
+    return 0
