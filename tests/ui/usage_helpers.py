@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT
 from tests.ui.helpers import settle, store_copy
 from zett_browser.screens.main import MainScreen
+from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
 ROOT, CHILD = AGENT_RUN_ROOT, AGENT_RUN_CHILD
@@ -45,4 +46,16 @@ async def usage_shown(pilot: Pilot[None]) -> None:
             break
         assert time.monotonic() < deadline, "the usage never reached the tree"
         await pilot.pause(0.05)
-    await settle(pilot)
+    # Then until nothing changes any more: the build's last sync relabels the tree and re-lays
+    # the Raw Log's cards in workers of its own.
+    shown = None
+    while True:
+        await settle(pilot)
+        main = next(s for s in pilot.app.screen_stack if isinstance(s, MainScreen))
+        tree = main.query_one(SessionTree)
+        now = (dict(tree.usage), dict(main.query_one(RawLogView).cards), main.index_state.building)
+        if now == shown:
+            return
+        assert time.monotonic() < deadline, "the usage UI never settled"
+        shown = now
+        await pilot.pause(0.1)
