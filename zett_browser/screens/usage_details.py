@@ -119,14 +119,20 @@ class UsageDetails(ModalScreen[None]):
             target.update(Text(f"The usage could not be read: {one_line(error, 200)}", style=style_of("error")))
             return
         usage = found.get(self.node.session_id)
+        try:
+            partial = not await self.service.complete()
+        except Exception:  # noqa: BLE001 - only a note
+            partial = False
         if usage is None:
             target.update(Text("This session is not in the side index yet (it is being indexed).", style="dim"))
             return
-        target.update(self._body(usage))
+        target.update(self._body(usage, partial))
 
-    def _body(self, usage: SessionUsage) -> Table:
+    def _body(self, usage: SessionUsage, partial: bool = False) -> Table:
         grid = Table.grid()
         grid.add_column()
+        if partial:
+            grid.add_row(Text("The side index is still being built: these are the totals so far.", "italic"))
         models = sorted({_model_name(model).plain for model in (usage.own_models or usage.models)})
         grid.add_row(Text.assemble(("models  ", "bold"), ", ".join(models) or "—"))
         if usage.failed:
