@@ -261,3 +261,35 @@ async def test_timing_view_flags_a_stall(tmp_path: Path) -> None:
         stalls = [line for line in lines if isinstance(line, Stall)]
         assert len(stalls) == 1 and stalls[0].before_sequence == 9
         assert 299 * 10**9 < stalls[0].gap_ns < 301 * 10**9
+
+
+async def test_timing_pages_cut_inside_steps_keep_every_step_whole(tmp_path: Path, monkeypatch: object) -> None:
+    """Pages of two rows with a one-row look-ahead: walking ``n`` to the end shows every step once,
+    each with all of its tool results (a step's results run on past the page edge)."""
+    import zett_browser.screens.timing as timing_screen
+    from zett_browser.timing import Step, layout
+    from zett_browser.widgets.timing import TimingView
+
+    monkeypatch.setattr(timing_screen, "CONTEXT", 1)  # type: ignore[attr-defined]
+    store = priced_store(tmp_path)
+    app = make_app(str(store), session=ROOT, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.open is not None
+        whole = [line for line in layout(await main.store.timing_page(ROOT), []) if isinstance(line, Step)]
+        app.push_screen(TimingScreen(main.store, main.open.node, main.fetch, page=2))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TimingScreen)
+        seen: list[Step] = []
+        for _ in range(30):
+            seen.extend(line for line in screen.query_one(TimingView).lines if isinstance(line, Step))
+            if not screen.more_after:
+                break
+            await pilot.press("n")
+            await settle(pilot)
+        assert [(step.sequence, step.tools, step.tool_ns) for step in seen] == [
+            (step.sequence, step.tools, step.tool_ns) for step in whole
+        ]
+        assert [step.sequence for step in seen] == [4, 7, 9, 11, 15, 17, 21]

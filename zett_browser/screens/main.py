@@ -119,7 +119,8 @@ class MainScreen(UsageScreen):
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self.query_one(SessionTree)
-        page = await self.fetch(self.read_level(event.parent_id, event.cursor), "Could not load sessions")
+        limit = ROOTS_PAGE if event.parent_id is None else CHILDREN_PAGE
+        page = await self.fetch(self.read_level(event.parent_id, event.cursor, limit), "Could not load sessions")
         hints = {} if isinstance(page, Failed) else await self._child_labels(event.parent_id, page.items)
         if isinstance(page, Failed):
             tree.forget(event.node)

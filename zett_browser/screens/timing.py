@@ -93,7 +93,7 @@ class TimingScreen(Screen["Chosen | None"]):
         else:
             rows = await store.timing_page(session, limit=self.page_rows)
         if not rows:
-            return [], [], [], [], {}
+            return [], [], False, [], {}
         before = await store.timing_page(session, before_id=rows[0].id, limit=CONTEXT)
         after = await store.timing_page(session, after_id=rows[-1].id, limit=CONTEXT)
         # The page runs on to the next step: its last step's tool results belong to it.
@@ -104,10 +104,12 @@ class TimingScreen(Screen["Chosen | None"]):
             lead = next((i for i, row in enumerate(rows) if row.kind == ASSISTANT), len(rows))
             before, rows = before + rows[:lead], rows[lead:] or rows
         since = rows[0].started_at if before else None
-        beyond = after[cut:] if cut < len(after) else []
-        until = beyond[0].started_at if beyond else None
+        beyond = after[cut:]
+        # More rows lie beyond when a step follows, or when its tool results filled the look-ahead.
+        more = bool(beyond) or len(after) == CONTEXT
+        until = beyond[0].started_at if beyond else (rows[-1].completed_at if more else None)
         children = await store.child_spans(session, since=since, until=until)
-        return before, rows, beyond, children, await self._labels(children)
+        return before, rows, more, children, await self._labels(children)
 
     async def _labels(self, children: list[ChildSpan]) -> dict[str, str]:
         """What the parent asked each untitled child (decoration: a failure gives none)."""
@@ -127,14 +129,14 @@ class TimingScreen(Screen["Chosen | None"]):
         result = await self._fetch(self._read(where), "Could not read the session's timing")
         if not isinstance(result, tuple):
             return
-        before, rows, beyond, children, labels = result
+        before, rows, more, children, labels = result
         view = self.query_one(TimingView)
         if not rows:
             view.show_lines([], empty_text="This session has no messages.")
             self._status(rows, 0)
             return
         self.first_id, self.last_id = rows[0].id, rows[-1].id
-        self.more_before, self.more_after = bool(before), bool(beyond)
+        self.more_before, self.more_after = bool(before), more
         lines = layout(rows, children, context=before)
         view.show_lines(lines, labels, empty_text="No assistant steps on this page.")
         self._status(rows, len(children))

@@ -27,7 +27,6 @@ from .calls import find_partner
 from .indexing import IndexingScreen
 from .timing import Chosen, TimingScreen
 from .usage_details import UsageDetails
-from .watch import CHILDREN_PAGE, ROOTS_PAGE
 
 #: ``task`` calls per page whose result is looked for past the page (each a bounded walk).
 MAX_RESULT_LOOKUPS = 4
@@ -84,22 +83,21 @@ class UsageScreen(IndexingScreen):
         else:
             tree.reload(Text(f"Sorted by {SORT_NAMES[self.tree_sort]} (S: next order)", style="bold"))
 
-    async def read_level(self, parent_id: str | None, cursor: SessionCursor | None) -> Page[SessionNode]:
+    async def read_level(self, parent_id: str | None, cursor: SessionCursor | None, limit: int) -> Page[SessionNode]:
         """One page of a tree level: by activity from the store, else in the index's order."""
         service = self.usage_service
         sorted_at = cursor.key if cursor is not None and isinstance(cursor.key, SortedAt) else None
         order = sorted_at.order if sorted_at is not None else self.tree_sort
         if service is None or order is TreeSort.ACTIVITY or (cursor is not None and sorted_at is None):
             if parent_id is None:
-                return await self.store.list_roots(limit=ROOTS_PAGE, cursor=cursor)
-            return await self.store.list_children(parent_id, limit=CHILDREN_PAGE, cursor=cursor)
+                return await self.store.list_roots(limit=limit, cursor=cursor)
+            return await self.store.list_children(parent_id, limit=limit, cursor=cursor)
         offset = sorted_at.offset if sorted_at is not None else 0
-        limit = ROOTS_PAGE if parent_id is None else CHILDREN_PAGE
         ids = await service.ordered_children(parent_id, order, offset, limit + 1)
         if not ids and offset == 0:  # not indexed yet: the store's order rather than nothing
             if parent_id is None:
-                return await self.store.list_roots(limit=ROOTS_PAGE)
-            return await self.store.list_children(parent_id, limit=CHILDREN_PAGE)
+                return await self.store.list_roots(limit=limit)
+            return await self.store.list_children(parent_id, limit=limit)
         found = await asyncio.gather(*(self.store.get_node(session_id) for session_id in ids[:limit]))
         nodes = [node for node in found if node is not None]
         more = None
