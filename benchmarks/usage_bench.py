@@ -17,6 +17,7 @@ import asyncio
 import os
 import platform
 import random
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -142,7 +143,9 @@ def store_sum(store: Path, session_id: str) -> None:
         db.close()
 
 
-def cli_by_day(store: Path, index_dir: Path) -> float:
+def cli_by_day(store: Path, index_dir: Path, cpu: list[float]) -> float:
+    """Wall milliseconds of the whole command; its CPU milliseconds (user + system) go to ``cpu``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "zett_browser", "usage", str(store), "--by", "day", "--index-dir", str(index_dir)],
@@ -151,7 +154,69 @@ def cli_by_day(store: Path, index_dir: Path) -> float:
         check=True,
     )
     assert "total" in done.stdout
-    return (time.perf_counter() - started) * 1000
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return wall
+
+
+Rows = list[tuple[str, list[float], float | None]]
+
+
+def measure_big(store: Path, index_dir: Path, rounds: int, lines: list[str]) -> Rows:
+    """Build or sync the 1M store's index, then time subtree totals and the ``--by day`` report."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    index, seconds, rebuilt = sync(store, index_dir)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_s = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    what = "full build (with the totals)" if rebuilt else "sync (already built)"
+    lines.append(f"Index of the 1M store: {what} {seconds:.1f} s wall, {cpu_s:.1f} s CPU in this process.")
+    path = index.path
+    rows: Rows = [
+        (
+            "store: sum one session's messages (100,000-message session)",
+            timed(lambda: store_sum(store, BIG_SESSION), 5),
+            None,
+        )
+    ]
+    for label, node in (
+        ("root of the 100,000-message session", BIG_SESSION),
+        ("root with 1,000 children", FANOUT_ROOT),
+    ):
+        rows.append(
+            (f"subtree totals + cost by model: {label}", timed(lambda n=node: read_usage(path, [n]), rounds), 50)
+        )
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    ids = [row[0] for row in db.execute("SELECT id FROM agent_sessions")]
+    db.close()
+    spread: list[float] = []
+    for node in random.Random(3).sample(ids, min(len(ids), rounds)):
+        spread += timed(lambda n=node: read_usage(path, [n]), 1)
+    rows.append(("subtree totals + cost by model: random sessions", spread, 50))
+    rows.append(("`--by day` query alone (whole store)", timed(lambda: report(path, "day"), rounds), 1000))
+    cpu: list[float] = []
+    walls = [cli_by_day(store, index_dir, cpu) for _ in range(5)]
+    rows.append(("`zett-browser usage --by day`, fresh process, warm index: wall", walls, 1000))
+    rows.append(("the same command: CPU time (user + system)", cpu, None))
+    sort_children = timed(lambda: ordered_children(path, FANOUT_ROOT, TreeSort.TOKENS, 0, 100), rounds)
+    rows.append(("sort 1,000 children by subtree tokens (1M store)", sort_children, 100))
+    return rows
+
+
+def measure_roots(stores: Path, index_dir: Path, rounds: int) -> Rows:
+    """Sort the root level of a store of ROOTS roots by subtree cost (first and last page)."""
+    roots_store = stores / "usage-10k-roots.sqlite3"
+    if not roots_store.exists():
+        build_roots(roots_store)
+    level = sync(roots_store, index_dir)[0].path
+    return [
+        (
+            f"sort {ROOTS:,} roots by subtree cost (page at {offset:,})",
+            timed(lambda o=offset: ordered_children(level, None, TreeSort.COST, o, 100), rounds),
+            100,
+        )
+        for offset in (0, ROOTS - 100)
+    ]
 
 
 def main() -> int:
@@ -162,69 +227,9 @@ def main() -> int:
     args = parser.parse_args()
     store = ensure_store(args.stores, "1M", LARGE)
     index_dir = args.stores / "usage-index"
-    lines = [
-        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores, CPython {platform.python_version()}."
-    ]
-    index, seconds, rebuilt = sync(store, index_dir)
-    lines.append(f"Index of the 1M store: {'full build' if rebuilt else 'sync (already built)'} {seconds:.1f} s.")
-    rows: list[tuple[str, list[float], float | None]] = []
-    rows.append(
-        (
-            "store: sum one session's messages (100,000-message session)",
-            timed(lambda: store_sum(store, BIG_SESSION), 5),
-            None,
-        )
-    )
-    path = index.path
-    for label, node in (
-        ("root of the 100,000-message session", BIG_SESSION),
-        ("root with 1,000 children", FANOUT_ROOT),
-    ):
-        rows.append(
-            (f"subtree totals + cost by model: {label}", timed(lambda n=node: read_usage(path, [n]), args.rounds), 50)
-        )
-    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    ids = [row[0] for row in db.execute("SELECT id FROM agent_sessions")]
-    db.close()
-    picks = random.Random(3).sample(ids, min(len(ids), args.rounds))
-    spread: list[float] = []
-    for node in picks:
-        spread += timed(lambda n=node: read_usage(path, [n]), 1)
-    rows.append(("subtree totals + cost by model: random sessions", spread, 50))
-    rows.append(("`--by day` query alone (whole store)", timed(lambda: report(path, "day"), args.rounds), 1000))
-    rows.append(
-        (
-            "`zett-browser usage --by day` (fresh process, warm index)",
-            [cli_by_day(store, index_dir) for _ in range(5)],
-            1000,
-        )
-    )
-    roots_store = args.stores / "usage-10k-roots.sqlite3"
-    if not roots_store.exists():
-        build_roots(roots_store)
-    roots_index, _, _ = sync(roots_store, index_dir)
-    level = roots_index.path
-    rows.append(
-        (
-            f"sort {ROOTS:,} roots by subtree cost (first 100)",
-            timed(lambda: ordered_children(level, None, TreeSort.COST, 0, 100), args.rounds),
-            100,
-        )
-    )
-    rows.append(
-        (
-            f"sort {ROOTS:,} roots by subtree cost (page at 9,900)",
-            timed(lambda: ordered_children(level, None, TreeSort.COST, 9900, 100), args.rounds),
-            100,
-        )
-    )
-    rows.append(
-        (
-            "sort 1,000 children by subtree tokens (1M store)",
-            timed(lambda: ordered_children(path, FANOUT_ROOT, TreeSort.TOKENS, 0, 100), args.rounds),
-            100,
-        )
-    )
+    machine = f"{os.cpu_count()} cores, CPython {platform.python_version()}"
+    lines = [f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {machine}."]
+    rows = measure_big(store, index_dir, args.rounds, lines) + measure_roots(args.stores, index_dir, args.rounds)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     lines.append(f"Load average when it ended: {load} (2 cores shared with other agents).")
     table = ["| measure | median ms | p95 ms | max ms | target ms | |", "|---|---|---|---|---|---|"]

@@ -24,7 +24,7 @@ from typing import Any
 from .__main__ import OneLineParser
 from .cli_index import DIR_HELP, STORE_HELP, _sync
 from .index import SideIndex, pricing
-from .index.usage import ReportRow, index_prices_date, read_usage, report
+from .index.usage import ReportRow, complete, index_prices_date, read_usage, report
 from .model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from .storage import SQLSessionStorage, StoreError
 from .text import one_line
@@ -250,8 +250,8 @@ def main_usage(argv: list[str]) -> int:
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
         synced = asyncio.run(_sync(index, rebuild=False, show=True))
-        if synced.skipped:
-            print("zett-browser: another process is updating the index; figures may be behind", file=sys.stderr)
+        if synced.skipped or not complete(index.path):
+            print("zett-browser: another process is updating the index; figures may be incomplete", file=sys.stderr)
         if args.session is not None:
             found = read_usage(index.path, [args.session])
             if args.session not in found:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from genai_prices import Usage, calc_price
 
+#: Beyond these a value is not a plausible count or duration (README "Usage and cost").
+MAX_TOKENS, MAX_DURATION_NS = 10_000_000_000, 10_000_000_000_000_000
 TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 
 
@@ -101,12 +103,13 @@ def own(store: Path, session_id: str) -> Expected:
     for role, message_json, started_text, completed_text, duration, *raw_tokens in rows:
         out.messages += 1
         data = _data(message_json)
-        tokens = [value if type(value) is int and value >= 0 else 0 for value in raw_tokens]
-        bad = any(value is not None and not (type(value) is int and value >= 0) for value in raw_tokens)
+        good = [type(value) is int and 0 <= value <= MAX_TOKENS for value in raw_tokens]
+        tokens = [value if ok else 0 for value, ok in zip(raw_tokens, good, strict=True)]
+        bad = any(value is not None and not ok for value, ok in zip(raw_tokens, good, strict=True))
         bad = bad or tokens[2] > tokens[0] or tokens[3] > tokens[0] or tokens[4] > tokens[1]
         out.tokens = [a + b for a, b in zip(out.tokens, tokens, strict=True)]
         started, completed = _time(started_text), _time(completed_text)
-        good_duration = type(duration) is int and duration >= 0
+        good_duration = type(duration) is int and 0 <= duration <= MAX_DURATION_NS
         out.measured_ns += duration if good_duration else 0
         missing = role == 3 and (raw_tokens[0] is None or raw_tokens[1] is None)
         out.problems += int(bad or missing or not good_duration or started is None or completed is None)

@@ -162,3 +162,24 @@ def test_money_says_unknown_where_nothing_could_be_priced() -> None:
     assert money(None, 0) == "-"
     assert money(Decimal("1.5"), 0) == "$1.5000"
     assert money(Decimal("0.0021375"), 2) == "$0.002138 + unknown"
+
+
+def test_while_another_process_syncs_the_report_says_it_may_be_incomplete(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zett_browser.index import SideIndex
+    from zett_browser.index.db import SyncLock
+    from zett_browser.storage import SQLSessionStorage
+
+    index = SideIndex(SQLSessionStorage.open_for_browsing(store), tmp_path / "index")
+    (tmp_path / "index").mkdir()
+    lock = SyncLock(index.path)
+    assert lock.acquire()
+    try:
+        status, out, err = usage(capsys, tmp_path, str(store))
+    finally:
+        lock.release()
+    assert status == 0 and out.startswith("no usage recorded")
+    assert "another process is updating the index; figures may be incomplete" in err
+    status, out, err = usage(capsys, tmp_path, str(store))
+    assert status == 0 and out.startswith("day") and "incomplete" not in err

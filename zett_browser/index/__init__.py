@@ -3,6 +3,7 @@
 :class:`SideIndex` keeps one SQLite file per store in the user's cache directory up to
 date (:meth:`SideIndex.sync`, :meth:`SideIndex.steps` for progress); :func:`parse` turns
 a line of the query language into a :class:`Query`; :class:`Searcher` pages its hits.
+The same sync keeps usage totals and cost (:mod:`.totals`, read by :mod:`.usage`).
 """
 
 from __future__ import annotations

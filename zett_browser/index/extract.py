@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.messages import (
     AgentMessage,
@@ -27,6 +27,9 @@ from ..model.messages import (
 )
 from ..storage import decode_message_leniently
 from ..storage.codec import BYTES_KEY
+
+if TYPE_CHECKING:
+    from .totals import RowUsage
 
 KIND_NAMES = {1: "system", 2: "user", 3: "assistant", 4: "tool", 5: "snapshot", 6: "agent"}
 #: Longest text kept of one scalar value inside arguments or metadata (huge blobs add nothing).
@@ -55,7 +58,7 @@ class Doc:
     problem: str | None = None
     provider: str | None = None  # assistant steps: for cost (issue 12)
     calls: int = 0  # assistant steps: tool calls made
-    usage: Any = None  # the row's usage facts (index/totals.py), set by the writer
+    usage: RowUsage | None = None  # the row's usage facts, set by the writer
 
 
 def flatten(value: Any) -> Iterator[str]:

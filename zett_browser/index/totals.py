@@ -59,8 +59,13 @@ COUNTS = (
 #: The columns of ``usage_days`` (those that rows have; a day has no children).
 DAY_COUNTS = COUNTS[:6] + COUNTS[8:18]
 _INDEX = {name: number for number, name in enumerate(COUNTS)}
+_DAY_INDEX = [_INDEX[name] for name in DAY_COUNTS]
 TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 CUT_OFF = {"max_output", "context_full"}
+#: Largest plausible token count of one step and duration of one row (116 days): larger values
+#: are bad values, so that sums stay far inside SQLite's 64-bit integers.
+MAX_TOKENS = 10**10
+MAX_DURATION_NS = 10**16
 
 
 def _table(name: str) -> str:
@@ -119,7 +124,7 @@ def _tokens(row: Mapping[str, Any]) -> tuple[list[int], bool]:
         value = row.get(column)
         if value is None:
             values.append(0)
-        elif type(value) is int and value >= 0:
+        elif type(value) is int and 0 <= value <= MAX_TOKENS:
             values.append(value)
         else:
             values.append(0)
@@ -135,45 +140,49 @@ def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -
     ``doc_facts``: ``provider``, ``model``, ``calls``, ``stop`` and ``error`` of the decoded
     message. A step with missing token counts, any row with a bad token or timing value,
     counts one problem; its bad values count as 0 and a step with bad counts is not priced.
+    (Runs once per indexed row: the counts are built as one list, in :data:`COUNTS` order.)
     """
-    delta = Delta()
-    counts = delta.counts
     step = kind == "assistant"
     tokens, bad = _tokens(row)
     missing = step and (row.get("input_tokens") is None or row.get("output_tokens") is None)
-    started, completed, duration = row.get("started_at"), row.get("completed_at"), row.get("duration_ns")
-    good_duration = type(duration) is int and duration >= 0
-    timing_bad = not isinstance(started, datetime) or not isinstance(completed, datetime) or not good_duration
-    counts[_INDEX["messages"]] = 1
-    counts[_INDEX["problems"]] = int(bad or missing or timing_bad)
-    counts[_INDEX["measured_ns"]] = duration if good_duration else 0  # type: ignore[assignment]
-    for name, value in zip(("input", "output", "cache_read", "cache_write", "reasoning"), tokens, strict=True):
-        counts[_INDEX[name]] = value
-    delta.first = started.timestamp() if isinstance(started, datetime) else None
-    delta.last = completed.timestamp() if isinstance(completed, datetime) else delta.first
-    day = started.astimezone(UTC).date().isoformat() if isinstance(started, datetime) else ""
+    started = row.get("started_at")
+    started = started if isinstance(started, datetime) else None
+    completed = row.get("completed_at")
+    completed = completed if isinstance(completed, datetime) else None
+    duration = row.get("duration_ns")
+    measured = duration if type(duration) is int and 0 <= duration <= MAX_DURATION_NS else None
+    timing_bad = started is None or completed is None or measured is None
     provider, model = doc_facts.get("provider"), doc_facts.get("model")
     provider = provider if isinstance(provider, str) else ""
     model = model if isinstance(model, str) else ""
     failed: bool | None = None
+    steps = calls = refused = cut_off = failed_tool = cost_picos = priced = unpriced = 0
     if step:
         stop = doc_facts.get("stop")
-        counts[_INDEX["steps"]] = 1
-        counts[_INDEX["tool_calls"]] = int(doc_facts.get("calls") or 0)
-        counts[_INDEX["refused_steps"]] = int(stop == "refusal")
-        counts[_INDEX["cut_off_steps"]] = int(stop in CUT_OFF)
-        failed = bool(doc_facts.get("error")) or stop == "refusal" or stop in CUT_OFF
+        steps, calls = 1, int(doc_facts.get("calls") or 0)
+        refused, cut_off = int(stop == "refusal"), int(stop in CUT_OFF)
+        failed = bool(doc_facts.get("error")) or bool(refused) or bool(cut_off)
         if any(tokens[:4]) or bad:
-            when = started if isinstance(started, datetime) else None
             cost = None
             if not bad and provider and model:
-                cost = step_cost(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], when)
-            counts[_INDEX["cost_picos"]] = cost or 0
-            counts[_INDEX["priced_steps" if cost is not None else "unpriced_steps"]] = 1
+                cost = step_cost(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], started)
+            cost_picos, priced, unpriced = (cost, 1, 0) if cost is not None else (0, 0, 1)
     elif kind == "tool":
         failed = bool(doc_facts.get("error"))
-        counts[_INDEX["failed_tool_results"]] = int(failed)
-    return RowUsage(day, provider, model, delta, failed)
+        failed_tool = int(failed)
+    counts = [1, steps, calls, failed_tool, refused, cut_off, 0, 0, *tokens]
+    counts += [measured or 0, cost_picos, priced, unpriced, int(bad or missing or timing_bad), 0]
+    first = started.timestamp() if started is not None else None
+    last = completed.timestamp() if completed is not None else first
+    day = _day(started) if started is not None else ""
+    return RowUsage(day, provider, model, Delta(counts, first, last), failed)
+
+
+def _day(moment: datetime) -> str:
+    """The UTC day of a time (the storage reads times as UTC already)."""
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    return moment.date().isoformat()
 
 
 # --- Writes (inside the writer's transaction) ------------------------------------------------
@@ -233,9 +242,12 @@ def add_rows(db: sqlite3.Connection, rows: Iterable[tuple[str, RowUsage]]) -> No
     for session_id, usage in rows:
         own.setdefault(session_id, Delta()).add(usage.delta)
         key = (usage.day, session_id, usage.provider, usage.model)
-        day = days.setdefault(key, [0] * len(DAY_COUNTS))
-        for number, name in enumerate(DAY_COUNTS):
-            day[number] += usage.delta.counts[_INDEX[name]]
+        counts = usage.delta.counts
+        day = days.get(key)
+        if day is None:
+            days[key] = [counts[number] for number in _DAY_INDEX]
+        else:
+            days[key] = [total + counts[number] for total, number in zip(day, _DAY_INDEX, strict=True)]
         if usage.failed is not None:
             failed[session_id] = usage.failed
     for session_id, state in failed.items():

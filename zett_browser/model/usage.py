@@ -94,13 +94,13 @@ class SessionUsage:
 
 
 class TreeSort(Enum):
-    """Orders of a tree level."""
+    """Orders of a tree level (largest first; ties by latest activity)."""
 
-    ACTIVITY = "activity"
-    COST = "cost"
-    TOKENS = "tokens"
-    TIME = "time"
-    FAILURES = "failures"
+    ACTIVITY = "activity"  # the session's last activity (updated_at)
+    COST = "cost"  # subtree cost (priced steps)
+    TOKENS = "tokens"  # subtree input + output tokens
+    TIME = "time"  # subtree measured time
+    FAILURES = "failures"  # subtree failed sessions + failed tool results + refused + cut-off steps
 
 
 class UsageService(Protocol):
