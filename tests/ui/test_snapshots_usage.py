@@ -39,6 +39,9 @@ def then(*keys: str, tree: bool = False) -> Any:
         await usage_shown(pilot)
         widget = SessionTree if tree else RawLogView
         pilot.app.screen.query_one(widget).focus()
+        # From the top: where the page was scrolled when the cards arrived depends on timing.
+        pilot.app.screen.query_one(RawLogView).scroll_home(animate=False)
+        await settle(pilot)
         await pilot.press(*keys)
         await settle(pilot)
 

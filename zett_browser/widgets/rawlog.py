@@ -226,11 +226,14 @@ class RawLogView(ScrollView, can_focus=True):
             self.virtual_size = size
 
     def show_cards(self, cards: dict[int, list[Text]]) -> None:
-        """Put cards under records of this page (the cursor and scroll stay)."""
-        scroll = self.scroll_y
+        """Put cards under records of this page; the cursor's record stays where it is on screen."""
+        offset = self._starts[self.cursor] - self.scroll_y if self.cursor < len(self._starts) else None
         self.cards = cards
         self._rebuild()
-        self.scroll_to(y=scroll, animate=False)
+        if offset is not None and self.cursor < len(self._starts):
+            target = max(0, self._starts[self.cursor] - offset)
+            self.scroll_to(y=target, animate=False)
+            self.call_after_refresh(self.scroll_to, y=target, animate=False)  # once the new size applies
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
