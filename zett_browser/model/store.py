@@ -9,11 +9,13 @@ these queries. Nothing here writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+from .timing import ChildSpan, TimingRow
 
 
 class BrowsingStore(Protocol):
@@ -103,6 +105,7 @@ class BrowsingStore(Protocol):
 
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         """One snapshot version's stored ``message_json``, or None."""
+        ...
 
     async def snapshot_versions(
         self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
@@ -130,6 +133,23 @@ class BrowsingStore(Protocol):
 
     async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
         """The plain text of a Raw Log range, bounded."""
+
+    async def timing_page(
+        self,
+        session_id: str,
+        *,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        from_end: bool = False,
+        limit: int = 500,
+    ) -> list[TimingRow]:
+        """The timing columns of up to ``limit`` rows, ascending (first, after, before a row, or last)."""
+        ...
+
+    async def child_spans(
+        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[ChildSpan]:
+        """Delegated sessions created in a time window, oldest first."""
         ...
 
     async def change_token(self) -> tuple[object, ...]:

@@ -22,6 +22,7 @@ SECTIONS = (
     ("Detail view", ("detail view",)),
     ("Search view", ("search view",)),
     ("Context view", ("context view",)),
+    ("Timing, usage", ("timing view", "timing view, usage details", "usage details")),
     ("Live demo", ("live demo",)),
 )
 

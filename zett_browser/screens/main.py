@@ -37,8 +37,9 @@ from .compaction import CompactionScreen
 from .detail import MessageDetail
 from .export import ExportDialog
 from .help import HelpScreen
-from .indexing import IndexingScreen, IndexLine
+from .indexing import IndexLine
 from .reads import read_window
+from .usage import UsageScreen
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 
 #: The inspector's "summary + K tail messages" counts the rows the model gets by reading
@@ -47,7 +48,7 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(CompactionScreen, IndexingScreen):
+class MainScreen(CompactionScreen, UsageScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")
@@ -112,6 +113,7 @@ class MainScreen(CompactionScreen, IndexingScreen):
         if orphans is not None and not page.items and not orphans.items:
             self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
         tree.add_sessions(tree.root, page.items, page.next_cursor)
+        self.usage_for(page.items)
         if orphans is None:
             self.call_after_refresh(self._check_orphans)
         elif orphans.items:
@@ -131,16 +133,14 @@ class MainScreen(CompactionScreen, IndexingScreen):
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self.query_one(SessionTree)
-        if event.parent_id is None:
-            call = self.store.list_roots(limit=ROOTS_PAGE, cursor=event.cursor)
-        else:
-            call = self.store.list_children(event.parent_id, limit=CHILDREN_PAGE, cursor=event.cursor)
-        page = await self.fetch(call, "Could not load sessions")
+        limit = ROOTS_PAGE if event.parent_id is None else CHILDREN_PAGE
+        page = await self.fetch(self.read_level(event.parent_id, event.cursor, limit), "Could not load sessions")
         hints = {} if isinstance(page, Failed) else await self._child_labels(event.parent_id, page.items)
         if isinstance(page, Failed):
             tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, hints=hints)
+        self.usage_for(page.items)
 
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_orphans_wanted(self, event: SessionTree.OrphansWanted) -> None:
@@ -296,6 +296,7 @@ class MainScreen(CompactionScreen, IndexingScreen):
             snapshots=state.snapshots,
         )
         self._show_status(records)
+        self.cards_for(records)
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)

@@ -21,6 +21,7 @@ from .compaction import CompactionQueries
 from .context import ContextQueries
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
+from .timing import TimingQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
 
@@ -28,6 +29,7 @@ from .writes import DocumentedWrites
 class SQLSessionStorage(
     CompactionQueries,
     ChildLabelQueries,
+    TimingQueries,
     TreeQueries,
     ContextQueries,
     RawLogQueries,

@@ -84,6 +84,8 @@ class RawLogView(ScrollView, can_focus=True):
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
         self.preface: list[Text] = []
+        #: Already safe lines shown under a record (delegation cards), by sequence.
+        self.cards: dict[int, list[Text]] = {}
         self._lines: list[Strip] = []
         self._owner: list[int] = []
         self._starts: list[int] = []
@@ -112,6 +114,7 @@ class RawLogView(ScrollView, can_focus=True):
         """
         self.records = list(records)
         self.preface = list(preface)
+        self.cards = {}
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
         self.snapshots = snapshots
@@ -192,7 +195,7 @@ class RawLogView(ScrollView, can_focus=True):
                 show_all=False,
                 compacted_through=self.compacted_through,
             )
-            for text in render_record(record, render):
+            for text in [*render_record(record, render), *self.cards.get(record.sequence, ())]:
                 for segments in console.render_lines(text, options, pad=False):
                     lines.append(Strip(segments))
                     owner.append(position)
@@ -246,6 +249,16 @@ class RawLogView(ScrollView, can_focus=True):
             set_scroll_range(self, size)
         else:
             self.virtual_size = size
+
+    def show_cards(self, cards: dict[int, list[Text]]) -> None:
+        """Put cards under records of this page; the cursor's record stays where it is on screen."""
+        offset = self._starts[self.cursor] - self.scroll_y if self.cursor < len(self._starts) else None
+        self.cards = cards
+        self._rebuild()
+        if offset is not None and self.cursor < len(self._starts):
+            target = max(0, self._starts[self.cursor] - offset)
+            self.scroll_to(y=target, animate=False)
+            self.call_after_refresh(self.scroll_to, y=target, animate=False)  # once the new size applies
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
