@@ -180,6 +180,10 @@ async def _child_app(store: str, plan: dict[str, Any]) -> dict[str, Any]:
         out["first_paint"] = await watch.wait()
         out["first_frame"] = watch.first_frame
         out["hwm_first_paint_kb"] = vm_hwm_kb(os.getpid())
+        if plan.get("first_only"):
+            out["modules"] = sorted(sys.modules)
+            await pilot.app.workers.wait_for_complete()  # exit with no read in flight
+            return out
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if plan.get("heavy"):
@@ -663,7 +667,7 @@ def app_checks(results: AppResults, stores: list[str], large: str) -> list[tuple
         bare = med(samples, "first paint, bare Textual app")
         for name in stores:
             checks.append(
-                (f"{method}: first paint {name} <= 1.5x bare app", med(samples, f"first paint, {name}") / bare, 1.5)
+                (f"{method}: first paint {name} <= 2x bare app", med(samples, f"first paint, {name}") / bare, 2.0)
             )
         for figure in (
             "page turn at the first page (n)",
@@ -708,7 +712,7 @@ def ensure_heavy(directory: Path) -> Path:
 
 
 def _stores(directory: Path, quick: bool) -> Iterator[tuple[str, Path]]:
-    yield "10k", directory / "10k.sqlite3"
+    yield "10k", directory / "10k-v2.sqlite3"  # run.py CACHE_NAMES
     yield ("100k", directory / "100k.sqlite3") if quick else ("1M", directory / "1M.sqlite3")
 
 

@@ -215,6 +215,83 @@ def build_heavy(path: Path, *, messages: int = 200) -> None:
     db.close()
 
 
+COMPACTED_SESSION = "00000000-0000-7000-8000-0000000c0a7c"
+SHORT_SESSION = "00000000-0000-7000-8000-00000005401e"
+
+
+def build_compacted(path: Path, *, messages: int = 100_000, every: int = 40, seed: int = 11) -> None:
+    """Write a store of one root session of ``messages`` messages compacted every ``every``.
+
+    The long compacted session of issue 13 (100,000 messages, 2,500 snapshot versions):
+    each summary is written after the turn it closes, as zett-agent's compaction does, so
+    the first recorded step after it comes later in time. Assistant steps carry usage
+    whose ``input_tokens`` grow with the tail and fall back after each snapshot.
+    """
+    if path.exists():
+        raise FileExistsError(path)
+    engine = create_engine(f"sqlite:///{path}")
+    metadata.create_all(engine)
+    engine.dispose()
+    rng = random.Random(seed)
+    db = sqlite3.connect(path)
+    db.execute("pragma journal_mode=wal")
+    db.execute("pragma synchronous=off")
+    clock = datetime(2026, 2, 1, tzinfo=UTC)
+    created = _stamp(clock)
+    batch: list[tuple[object, ...]] = []
+    snapshots: list[tuple[object, ...]] = []
+    for sequence, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, messages), start=1):
+        clock += timedelta(milliseconds=rng.randint(50, 2000))
+        stamp = _stamp(clock)
+        if usage is not None:
+            # The context grows through the tail and falls after each snapshot, where the
+            # provider's cache misses once (cache_read 0 on the first two steps).
+            tail = (sequence - 1) % every + 1
+            usage = (2_000 + 150 * tail, usage[1], 1_400 + 140 * tail if tail > 2 else 0, usage[3], usage[4])
+        batch.append(
+            (new_uuid7(), COMPACTED_SESSION, f"req-{sequence // 4}", sequence, kind, content, tool_name)
+            + (encode_messages([message]), "{}", "{}", stamp, stamp, 1_000_000)
+            + (None,) * 6
+            + (usage or (None,) * 5)
+            + (stamp, stamp)
+        )
+        if sequence % every == 0:
+            clock += timedelta(milliseconds=5)
+            summary = CompactedMessage(content=f"Summary through {sequence}: " + _text(rng, 60))
+            snapshot_stamp = _stamp(clock)
+            snapshots.append(
+                (new_uuid7(), COMPACTED_SESSION, len(snapshots) + 1, sequence)
+                + (encode_messages([summary]), snapshot_stamp, snapshot_stamp)
+            )
+        if len(batch) >= 5_000:
+            db.executemany(RAW_SQL, batch)
+            batch.clear()
+    # A short root beside it, so opening the long one can be timed from another session.
+    for sequence, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, 4), start=1):
+        batch.append(
+            (new_uuid7(), SHORT_SESSION, "req-0", sequence, kind, content, tool_name)
+            + (encode_messages([message]), "{}", "{}", created, created, 1_000_000)
+            + (None,) * 6
+            + (usage or (None,) * 5)
+            + (created, created)
+        )
+    db.executemany(RAW_SQL, batch)
+    db.executemany("insert into session_snapshots values (?,?,?,?,?,?,?)", snapshots)
+    db.execute(
+        "insert into agent_sessions values (?,?,?,?,?,?,?)",
+        (SHORT_SESSION, None, 0, "A short session", "coder", created, created),
+    )
+    db.execute(
+        "insert into agent_sessions values (?,?,?,?,?,?,?)",
+        (COMPACTED_SESSION, None, 0, "Long session compacted every 40 messages", "coder", created, _stamp(clock)),
+    )
+    db.commit()
+    db.execute("pragma wal_checkpoint(truncate)")
+    db.execute("analyze")
+    db.commit()
+    db.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=Path)

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from zett_browser.app import make_app
 from zett_browser.demo import build_demo_store
@@ -32,7 +33,23 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
     ("export", {"session": RESEARCH}, ("e",), WIDE),
     ("time-travel", {"session": MIGRATION, "seq": 18}, ("x",), WIDE),
+    ("ledger", {"session": MIGRATION}, ("L",), WIDE),
+    ("diff", {"session": MIGRATION}, ("tab", "D"), WIDE),
+    ("usage", {"session": REFACTOR, "index": True}, ("u",), WIDE),
+    ("timing", {"session": REFACTOR}, ("T",), WIDE),
 ]
+
+
+async def index_built(app: Any, pilot: Any, options: dict[str, object]) -> None:
+    """With the index, wait until it is built and the tree carries the usage totals."""
+    for _ in range(600 if options.get("index") and not options.get("search") else 0):
+        main = app.screen
+        state = getattr(main, "index_state", None)
+        if state is not None and state.built and main.query_one(SessionTree).usage:
+            break
+        await pilot.pause(0.05)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def shoot(
@@ -49,6 +66,7 @@ async def shoot(
                     node.expand()
         await pilot.pause()
         await app.workers.wait_for_complete()
+        await index_built(app, pilot, options)
         for view in app.screen.query(RawLogView):
             view.focus()
         if keys:

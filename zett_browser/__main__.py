@@ -273,6 +273,10 @@ def run_app(
     search: str | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
+    from .warmstart import WarmStart
+
+    # The first screen's reads start before Textual and the app's modules are imported.
+    warm = None if live else WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
     from .app import make_app
 
     app = make_app(
@@ -284,12 +288,15 @@ def run_app(
         index=index,
         index_dir=index_dir,
         search=search,
+        warm=warm,
     )
     try:
         app.run()
     finally:
         # The app closes its storage on unmount; closing again is harmless and makes
         # sure the -wal/-shm files a browse created are removed whatever stopped it.
+        if warm is not None:
+            warm.finish()  # its connections are released before the store closes
         asyncio.run(storage.close())
     return app.return_code or 0
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -25,7 +25,9 @@ from .lifecycle import install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
+from .screens.watch import ROOTS_PAGE
 from .storage import SQLSessionStorage, StoreConnectionError, open_store
+from .warmstart import WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 
@@ -49,8 +51,17 @@ class ZettBrowserApp(App[None]):
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5
 
-    def __init__(self, storage: BrowsingStore, options: BrowserOptions, *, live: LiveDemo | None = None) -> None:
+    def __init__(
+        self,
+        storage: BrowsingStore,
+        options: BrowserOptions,
+        *,
+        live: LiveDemo | None = None,
+        warm: WarmStart | None = None,
+    ) -> None:
         super().__init__()
+        #: The first screen's reads, already running on a thread (None: read on the loop).
+        self.warm = warm
         #: The live compaction demo writing into the store, if any.
         self.live = live
         self.live_paused = False
@@ -62,7 +73,8 @@ class ZettBrowserApp(App[None]):
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
-        self.push_screen(MainScreen(self.storage, self.options))
+        store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
+        self.push_screen(MainScreen(store, self.options))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)
@@ -76,6 +88,8 @@ class ZettBrowserApp(App[None]):
         self.screen.refresh()
 
     async def on_unmount(self) -> None:
+        if self.warm is not None:
+            self.warm.finish()  # its connections go before the store closes
         if self.options.search is not None:
             await self.options.search.close()  # the index sync reads the store: stop it first
         if self.live is not None:
@@ -138,17 +152,19 @@ def make_app(
     seq: int | None = None,
     page_size: int = 50,
     clock: Callable[[], datetime] | None = None,
-    poll_interval: float = 1.0,
+    poll_interval: float = 0.5,
     live: LiveDemo | None = None,
     index: bool = False,
     index_dir: Path | None = None,
     search: str | None = None,
+    warm: WarmStart | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
 
     ``index``: keep the store's side index up to date in the background and offer search
     (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
-    user cache). ``search``: open the search view on this query.
+    user cache). ``search``: open the search view on this query. ``warm``: the first screen's
+    reads, already started (by default they start here).
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -171,9 +187,11 @@ def make_app(
 
         options = replace(options, exporter=StoreExporter(storage))
     if index and isinstance(storage, SQLSessionStorage):
-        from .searching import IndexSearch  # the index is imported only when search is on
-        from .usage_service import IndexUsage  # reads the search service's index: one sync
+        from .lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 
-        searching = IndexSearch(storage, index_dir)
-        options = replace(options, search=searching, search_query=search, usage=IndexUsage(searching.index))
-    return ZettBrowserApp(storage, options, live=live)
+        searching = LazySearch(storage, index_dir)
+        options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))
+    if warm is None and live is None and isinstance(storage, SQLSessionStorage):
+        # The first screen's reads start now, on a thread, while Textual starts.
+        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
+    return ZettBrowserApp(storage, options, live=live, warm=warm)

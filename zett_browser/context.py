@@ -20,7 +20,7 @@ import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .model import (
     AgentMessage,
@@ -76,13 +76,29 @@ class ContextPoint:
         return self.at > self.last
 
 
-def in_force(snapshots: Sequence[SnapshotInfo], when: datetime | None) -> SnapshotInfo | None:
+class Version(Protocol):
+    """What choosing the snapshot in force needs: a decoded version or its metadata."""
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def created_at(self) -> datetime | None: ...
+
+    @property
+    def compacted_through_sequence(self) -> int: ...
+
+
+V = TypeVar("V", bound=Version)
+
+
+def in_force(snapshots: Sequence[V], when: datetime | None) -> V | None:
     """The snapshot ``load()`` returned at ``when``: the highest version created by then.
 
     ``when`` None means now (every snapshot counts). A snapshot whose creation time is
     unknown counts only then: nobody can say it existed at a past step.
     """
-    best: SnapshotInfo | None = None
+    best: V | None = None
     for snapshot in snapshots:
         if when is not None and (snapshot.created_at is None or snapshot.created_at > when):
             continue

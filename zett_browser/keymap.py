@@ -27,12 +27,17 @@ Scope = Literal[
     "tree",
     "live",
     "inspector",
+    "versions",
+    "ledger",
     "detail",
     "search",
     "hits",
     "textual",
     "export",
     "context",
+    "timing",
+    "timingview",
+    "usage",
 ]
 
 
@@ -243,6 +248,47 @@ KEYMAP: tuple[Row, ...] = (
         (_k("s", "open_summary", "Whole summary", "inspector", palette=False),),
     ),
     Row(
+        "`↑` `↓` `pgup` `pgdn` `home` `end`",
+        "inspector",
+        "move through the snapshot versions (and the ledger's rows); `enter` jumps to the boundary",
+        (
+            _k("down,j", "cursor(1)", "Next version", "versions", palette=False),
+            _k("up,k", "cursor(-1)", "Prev version", "versions", palette=False),
+            _k("pagedown", "page(1)", "Page down", "versions", palette=False),
+            _k("pageup", "page(-1)", "Page up", "versions", palette=False),
+            _k("home", "edge(-1)", "First version", "versions", palette=False),
+            _k("end", "edge(1)", "Last version", "versions", palette=False),
+            _k("enter", "choose", "Boundary", "versions", palette=False),
+        ),
+    ),
+    Row(
+        "`space`",
+        "inspector",
+        "mark the highlighted version (again: unmark) as the other side of `D`",
+        (_k("space", "mark", "Mark", "versions", footer=True, palette=False),),
+    ),
+    Row(
+        "`D`",
+        "inspector",
+        "diff the marked version (default: the previous) with the highlighted one, and what compaction dropped",
+        (_k("D", "diff", "Diff", "versions", footer=True, palette=False),),
+    ),
+    Row(
+        "`L`",
+        "anywhere",
+        "the open session's compaction ledger (one row per version) and its context curve",
+        (_k("L", "ledger", "Ledger", "main", command="Compaction ledger"),),
+    ),
+    Row(
+        "`escape` `q`",
+        "ledger, diff",
+        "close the ledger or the diff",
+        (
+            _k("escape", "close", "Close", "ledger", footer=True, palette=False),
+            _k("q", "close", "Close", "ledger", palette=False),
+        ),
+    ),
+    Row(
         "`/`",
         "detail view",
         "find in the whole message (`enter`: next match, `escape`: close the field)",
@@ -353,6 +399,63 @@ KEYMAP: tuple[Row, ...] = (
             _k("escape", "close", "Close", "context", footer=True, palette=False),
             _k("q", "close", "Close", "context", palette=False),
         ),
+    ),
+    Row(
+        "`T`",
+        "anywhere",
+        "timing view of the open session: each step's thinking / writing / waiting / tool time, "
+        "delegated children where they ran, stalls",
+        (_k("T", "timing", "Timing", "main", command="Timing view of the session"),),
+    ),
+    Row(
+        "`S`",
+        "anywhere",
+        "sort the tree: activity / subtree cost / subtree tokens / time / failures (with the side index)",
+        (_k("S", "sort_tree", "Sort tree", "main", command="Cycle the tree's sort order"),),
+    ),
+    Row(
+        "`u`",
+        "anywhere",
+        "usage details of the session selected in the tree: own and subtree totals, cost by model",
+        (_k("u", "usage_details", "Usage", "main", command="Usage and cost details"),),
+    ),
+    Row(
+        "`↑` `↓` `enter`",
+        "timing view",
+        "move; on a step: show it in the Raw Log; on a child: open that session",
+        (
+            _k("down,j", "cursor(1)", "Next line", "timingview", palette=False),
+            _k("up,k", "cursor(-1)", "Previous line", "timingview", palette=False),
+            _k("enter", "choose", "Open", "timingview", palette=False),
+        ),
+    ),
+    Row(
+        "`n` `p` `g` `G`",
+        "timing view",
+        "next / previous / first / last page of steps",
+        (
+            _k("n", "page('next')", "Next page", "timing", footer=True, palette=False),
+            _k("p", "page('prev')", "Prev page", "timing", footer=True, palette=False),
+            _k("g", "page('first')", "First", "timing", palette=False),
+            _k("G", "page('last')", "Last", "timing", palette=False),
+        ),
+    ),
+    Row(
+        "`escape` `q`",
+        "timing view, usage details",
+        "close",
+        (
+            _k("escape", "close", "Close", "timing", footer=True, palette=False),
+            _k("q", "close", "Close", "timing", palette=False),
+            _k("escape", "close", "Close", "usage", footer=True, palette=False),
+            _k("q", "close", "Close", "usage", palette=False),
+        ),
+    ),
+    Row(
+        "`y`",
+        "usage details",
+        "copy the session's full id",
+        (_k("y", "copy_id", "Copy id", "usage", footer=True, palette=False),),
     ),
     Row("`s`", "live demo", "pause / resume the writer", (_k("s", "live_pause", "Pause/Play", "live", footer=True),)),
     Row(

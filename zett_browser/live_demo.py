@@ -12,10 +12,12 @@ import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from .model import AssistantMessage, CompactedMessage, ToolCall, ToolMessage, UserMessage
+from .model import AssistantMessage, CompactedMessage, ModelUsage, ToolCall, ToolMessage, UserMessage
 from .storage import SQLiteSessionStorage
 
 LIVE_SESSION = "0196d3e0-0000-7000-8000-00000000112e"
+#: Tokens of the system prompt every step sends before the summary and the tail.
+SYSTEM_TOKENS = 120
 TOPICS = ["the login flow", "the billing job", "the search index", "the upload limits", "the retry policy"]
 
 
@@ -51,6 +53,10 @@ class LiveDemo:
     _turns: itertools.cycle[tuple[str, str, str, str]] = field(default_factory=_turns)
     _storage: SQLiteSessionStorage | None = None
     _turn_ends: list[int] = field(default_factory=list)
+    #: The last step's recorded input (the provider's cache holds it) and whether a
+    #: compaction since then emptied the cache (the prompt's prefix changed).
+    _last_input: int = 0
+    _cache_cold: bool = True
 
     @property
     def context_tokens(self) -> int:
@@ -87,6 +93,7 @@ class LiveDemo:
             message,
             title="Live compaction demo",
             agent_name="demo",  # type: ignore[arg-type]
+            usage=self._usage() if isinstance(message, AssistantMessage) else None,
         )
         self.steps += 1
         text = getattr(message, "content", "") or ""
@@ -97,6 +104,15 @@ class LiveDemo:
             if self.context_tokens > self.threshold_tokens:
                 what = await self._compact(storage)
         return what
+
+    def _usage(self) -> ModelUsage:
+        """What a provider would record for this step: the context as input, the part
+        unchanged since the last step read from its cache (nothing right after a compaction),
+        so the ledger's curve and cache drop have something to show."""
+        tokens = SYSTEM_TOKENS + self.context_tokens
+        cached = 0 if self._cache_cold else min(self._last_input, tokens)
+        self._last_input, self._cache_cold = tokens, False
+        return ModelUsage(input_tokens=tokens, output_tokens=40, cache_read_tokens=cached)
 
     async def _compact(self, storage: SQLiteSessionStorage) -> str:
         through = self._turn_ends[-1]
@@ -113,6 +129,7 @@ class LiveDemo:
         self.boundary = through
         self.context_chars = 0
         self.summary_chars = len(summary.text)
+        self._cache_cold = True
         return f"compacted through #{through} (snapshot v{self.snapshots})"
 
     async def close(self) -> None:

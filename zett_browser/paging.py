@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .model import RawMessageRecord, SnapshotInfo
+from .model.compaction import SnapshotMeta
 
 #: Places kept for ``b`` (a longer trail is not useful and would only grow).
 HISTORY_LIMIT = 100
@@ -45,7 +46,7 @@ class Place:
     model_view: bool = False
 
 
-def model_floor(snapshots: Sequence[SnapshotInfo]) -> int:
+def model_floor(snapshots: Sequence[SnapshotInfo | SnapshotMeta]) -> int:
     """The last sequence the model no longer sees (the latest boundary; 0 without one)."""
     return snapshots[-1].compacted_through_sequence if snapshots else 0
 

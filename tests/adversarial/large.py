@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.support import AGENT_RUN_ROOT, FIXTURES
@@ -38,5 +39,35 @@ def set_json_content(path: Path, table: str, where: str, params: tuple[object, .
         connection.execute(f"update {table} set message_json = ? where {where}", (json.dumps(envelope), *params))
         if table == "raw_messages":
             connection.execute(f"update {table} set content = ? where {where}", (text, *params))
+    finally:
+        connection.close()
+
+
+def grow_session(path: Path, session_id: str, rows: int) -> int:
+    """Append ``rows`` copies of the session's own rows (new ids, sequences after its last,
+    one second apart); returns the new last sequence."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=DELETE")
+        columns = [info[1] for info in connection.execute("PRAGMA table_info(raw_messages)")]
+        template = connection.execute(
+            "select * from raw_messages where session_id = ? order by sequence", (session_id,)
+        ).fetchall()
+        last = int(max(record[columns.index("sequence")] for record in template))
+        start = datetime(2026, 12, 2, 19, 0, tzinfo=UTC)
+        made = []
+        for index in range(rows):
+            values = list(template[index % len(template)])
+            stamp = (start + timedelta(seconds=index)).strftime("%Y-%m-%d %H:%M:%S.%f")
+            values[columns.index("id")] = f"grown-{index:09d}"
+            values[columns.index("sequence")] = last + 1 + index
+            for name in ("started_at", "completed_at", "created_at", "updated_at"):
+                values[columns.index(name)] = stamp
+            made.append(values)
+        marks = ", ".join("?" for _ in columns)
+        connection.execute("begin")
+        connection.executemany(f"insert into raw_messages values ({marks})", made)
+        connection.execute("commit")
+        return last + rows
     finally:
         connection.close()

@@ -14,13 +14,12 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from textual.widgets import OptionList
-
 from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.versions import VersionList
 
 
 async def timed(action: Callable[[], Awaitable[object]]) -> tuple[float, float]:
@@ -83,7 +82,7 @@ async def summary() -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         total, stall = await timed(lambda: settle(pilot))
         print(f"start and open a session whose summary is 10 MB: {total:.0f} ms, longest stall {stall:.0f} ms")
-        app.screen.query_one(OptionList).focus()
+        app.screen.query_one(VersionList).focus()
 
         async def open_summary() -> None:
             await pilot.press("s")

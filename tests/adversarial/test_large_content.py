@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
 from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
 from tests.ui.helpers import frozen_clock, settle
@@ -21,6 +21,7 @@ from zett_browser.screens.detail import PART, MessageDetail, PartArea
 from zett_browser.screens.main import MainScreen
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.versions import VersionList
 
 
 async def test_enter_on_a_50_mb_message_pages_it_and_keys_reach_its_end(tmp_path: Path) -> None:
@@ -86,12 +87,12 @@ async def test_a_10_mb_summary_is_previewed_and_s_opens_it_whole(tmp_path: Path)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         inspector = app.screen.query_one(Inspector)
-        assert inspector.snapshots[-1].summary_text == summary
+        assert inspector.summary_shown is not None and inspector.summary_shown.summary_text == summary
         shown = str(inspector.query_one("#inspector-summary", Static).content)
         assert len(shown) < PREVIEW + 200
         assert "s in the version list reads it whole" in shown
 
-        inspector.query_one(OptionList).focus()
+        inspector.query_one(VersionList).focus()
         await pilot.press("s")
         await settle(pilot)
         detail = app.screen

@@ -39,7 +39,8 @@ async def test_model_view_shows_the_latest_summary_first_in_the_pane(tmp_path: P
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen) and screen.open is not None
-        summary = screen.open.snapshots[-1].summary_text
+        assert screen.open.latest is not None
+        summary = screen.open.latest.summary_text
         screen.query_one(RawLogView).focus()
         await pilot.press("m")
         await settle(pilot)

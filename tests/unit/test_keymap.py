@@ -12,11 +12,16 @@ from zett_browser.screens.context import ContextScreen
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.export import ExportDialog
 from zett_browser.screens.help import help_text
+from zett_browser.screens.ledger import LedgerScreen
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.search import SearchScreen
+from zett_browser.screens.timing import TimingScreen
+from zett_browser.screens.usage_details import UsageDetails
 from zett_browser.widgets.hits import HitList
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
+from zett_browser.widgets.timing import TimingView
+from zett_browser.widgets.versions import VersionList
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -59,6 +64,11 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "search": SearchScreen,
         "hits": HitList,
         "context": ContextScreen,
+        "versions": VersionList,
+        "ledger": LedgerScreen,
+        "timing": TimingScreen,
+        "timingview": TimingView,
+        "usage": UsageDetails,
     }
     for row in keymap.KEYMAP:
         for key in row.keys:

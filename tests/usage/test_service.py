@@ -10,6 +10,7 @@ from tests.usage import oracle
 from tests.usage.stores import priced_store
 from zett_browser.app import make_app
 from zett_browser.index.pricing import prices_date
+from zett_browser.lazysearch import LazySearch, LazyUsage
 from zett_browser.model.usage import TreeSort, UsageService
 from zett_browser.searching import IndexSearch
 from zett_browser.usage_service import IndexUsage
@@ -19,8 +20,10 @@ async def test_make_app_shares_one_index_between_search_and_usage(tmp_path: Path
     store = priced_store(tmp_path / "store")
     app = make_app(str(store), index=True, index_dir=tmp_path / "index", poll_interval=0)
     service, search = app.options.usage, app.options.search
-    assert isinstance(service, IndexUsage) and isinstance(search, IndexSearch)
-    assert service.index is search.index  # the same SideIndex: no second sync
+    assert isinstance(service, LazyUsage) and isinstance(search, LazySearch)
+    real, real_search = service.service(), search.service()
+    assert isinstance(real, IndexUsage) and isinstance(real_search, IndexSearch)
+    assert real.index is real_search.index  # the same SideIndex: no second sync
     checked: UsageService = service  # the Protocol the UI sees
     assert checked.prices_date.startswith("genai-prices ")  # not built yet: the version only
     assert await service.usage([DELEGATING_PARENT]) == {}  # nothing indexed yet: left out, no error

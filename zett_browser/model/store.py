@@ -9,10 +9,13 @@ these queries. Nothing here writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
+from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+from .timing import ChildSpan, TimingRow
 
 
 class BrowsingStore(Protocol):
@@ -33,6 +36,12 @@ class BrowsingStore(Protocol):
         """Sessions delegated by ``session_id``, in creation order."""
         ...
 
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one read."""
+        ...
+
     async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """Delegated sessions whose parent row is missing."""
         ...
@@ -47,6 +56,10 @@ class BrowsingStore(Protocol):
 
     async def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
         """Every snapshot version of a session, oldest first."""
+        ...
+
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        """The number of snapshot versions and the newest id (changes when one is added)."""
         ...
 
     async def raw_page(
@@ -92,6 +105,51 @@ class BrowsingStore(Protocol):
 
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         """One snapshot version's stored ``message_json``, or None."""
+        ...
+
+    async def snapshot_versions(
+        self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
+    ) -> list[SnapshotMeta]:
+        """One keyset page of version metadata (no summary decoded), by version."""
+        ...
+
+    async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
+        """Every version's metadata, read in keyset pages."""
+        ...
+
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        """One version decoded (None: the latest), or None."""
+        ...
+
+    async def ledger_facts(
+        self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
+    ) -> list[LedgerFacts]:
+        """The compaction ledger's facts of consecutive versions (the rows on screen)."""
+        ...
+
+    async def input_curve(self, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
+        """Recorded input_tokens aggregated per plot column, in SQL."""
+        ...
+
+    async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
+        """The plain text of a Raw Log range, bounded."""
+
+    async def timing_page(
+        self,
+        session_id: str,
+        *,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        from_end: bool = False,
+        limit: int = 500,
+    ) -> list[TimingRow]:
+        """The timing columns of up to ``limit`` rows, ascending (first, after, before a row, or last)."""
+        ...
+
+    async def child_spans(
+        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[ChildSpan]:
+        """Delegated sessions created in a time window, oldest first."""
         ...
 
     async def change_token(self) -> tuple[object, ...]:

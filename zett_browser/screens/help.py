@@ -18,9 +18,11 @@ SECTIONS = (
     ("Raw Log", ("Raw Log",)),
     ("Anywhere", ("anywhere",)),
     ("Inspector", ("inspector",)),
+    ("Ledger and diff", ("ledger, diff",)),
     ("Detail view", ("detail view",)),
     ("Search view", ("search view",)),
     ("Context view", ("context view",)),
+    ("Timing, usage", ("timing view", "timing view, usage details", "usage details")),
     ("Live demo", ("live demo",)),
 )
 

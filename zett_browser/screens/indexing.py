@@ -85,6 +85,8 @@ class IndexingScreen(WatchingScreen):
 
     index_state: IndexState
     search_text: str | None = None
+    #: The first sync waits for the first page (see :meth:`start_index`).
+    _sync_after_first_page = False
 
     def start_index(self) -> None:
         """Begin the first sync (when the app has a search service)."""
@@ -92,6 +94,16 @@ class IndexingScreen(WatchingScreen):
         self._sync_again = False
         self._session_hits: tuple[str, str, list[int]] | None = None
         if self.options.search is not None:
+            if self.options.search_query is None and not self._started:
+                self._sync_after_first_page = True  # the first screen's reads go first
+                self.set_timer(3.0, self.start_deferred_sync)  # no first page (an empty store...)
+            else:
+                self.sync_index()
+
+    def start_deferred_sync(self) -> None:
+        """Start the first sync if it waits for the first page (once)."""
+        if self._sync_after_first_page:
+            self._sync_after_first_page = False
             self.sync_index()
 
     def _store_changed(self) -> None:

@@ -33,12 +33,14 @@ from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
+from .compaction import CompactionScreen
 from .detail import MessageDetail
 from .export import ExportDialog
 from .help import HelpScreen
-from .indexing import IndexingScreen, IndexLine
+from .indexing import IndexLine
 from .outside import take_record
 from .reads import read_window
+from .usage import UsageScreen
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 
 #: The inspector's "summary + K tail messages" counts the rows the model gets by reading
@@ -47,7 +49,7 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(IndexingScreen):
+class MainScreen(CompactionScreen, UsageScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")
@@ -99,17 +101,23 @@ class MainScreen(IndexingScreen):
         async def read() -> tuple[Any, Any, Any]:
             # The token is taken before reading, so a change committed meanwhile is seen at the next poll.
             token = await store.change_token()
-            page, orphans = await asyncio.gather(store.list_roots(limit=ROOTS_PAGE), store.list_orphans(limit=1))
+            page = await store.list_roots(limit=ROOTS_PAGE)
+            # The orphan check grows with delegated sessions: with roots to show it runs after them.
+            orphans = None if page.items else await store.list_orphans(limit=1)
             return token, page, orphans
 
         result = await self.fetch(read(), "Could not list sessions")
+        self.roots_read = True
         if isinstance(result, Failed):
             return
         self._token, page, orphans = result
-        if not page.items and not orphans.items:
+        if orphans is not None and not page.items and not orphans.items:
             self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
         tree.add_sessions(tree.root, page.items, page.next_cursor)
-        if orphans.items:
+        self.usage_for(page.items)
+        if orphans is None:
+            self.call_after_refresh(self._check_orphans)
+        elif orphans.items:
             tree.add_orphan_group()
         tree.root.expand()
         if self.open is None and page.items and not self.options.session:
@@ -117,18 +125,23 @@ class MainScreen(IndexingScreen):
             self.open_session_by_id(page.items[0].session_id, None)
 
     @work(group="tree", exit_on_error=False)
+    async def _check_orphans(self) -> None:
+        """Add the orphaned sessions' group when the store has any (after the first screen)."""
+        orphans = await self.fetch(self.store.list_orphans(limit=1))
+        if not isinstance(orphans, Failed) and orphans.items:
+            self.query_one(SessionTree).add_orphan_group()
+
+    @work(group="tree", exit_on_error=False)
     async def on_session_tree_children_wanted(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self.query_one(SessionTree)
-        if event.parent_id is None:
-            call = self.store.list_roots(limit=ROOTS_PAGE, cursor=event.cursor)
-        else:
-            call = self.store.list_children(event.parent_id, limit=CHILDREN_PAGE, cursor=event.cursor)
-        page = await self.fetch(call, "Could not load sessions")
+        limit = ROOTS_PAGE if event.parent_id is None else CHILDREN_PAGE
+        page = await self.fetch(self.read_level(event.parent_id, event.cursor, limit), "Could not load sessions")
         hints = {} if isinstance(page, Failed) else await self._child_labels(event.parent_id, page.items)
         if isinstance(page, Failed):
             tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, hints=hints)
+        self.usage_for(page.items)
 
     @work(group="tree", exit_on_error=False)
     async def on_session_tree_orphans_wanted(self, event: SessionTree.OrphansWanted) -> None:
@@ -150,17 +163,17 @@ class MainScreen(IndexingScreen):
     async def _read_session(self, session_id: str) -> tuple[Any, ...]:
         store = self.store
         # Independent reads, on the pool's connections at once.
-        node, bounds, snapshots, ancestors = await asyncio.gather(
+        # Versions as metadata, only the latest summary decoded (2,500 versions: issue 13).
+        node, bounds, snapshots, latest, ancestors = await asyncio.gather(
             store.get_node(session_id),
             store.raw_bounds(session_id),
-            store.list_snapshots(session_id),
+            store.all_snapshot_versions(session_id),
+            store.snapshot_version(session_id),
             store.ancestors(session_id),
         )
-        boundary = paging.model_floor(snapshots)
-        compacted_chars = await store.text_size(session_id, through_sequence=boundary) if boundary else 0
         if node is not None:
             node, *ancestors = await self._labelled([node, *ancestors])
-        return node, bounds, snapshots, ancestors, compacted_chars
+        return node, bounds, snapshots, ancestors, latest
 
     async def _labelled(self, nodes: list[SessionNode]) -> list[SessionNode]:
         """``nodes`` with the label their parent's ``task`` call gives the untitled ones."""
@@ -184,7 +197,7 @@ class MainScreen(IndexingScreen):
         result = await self.fetch(self._read_session(session_id), "Could not open the session")
         if isinstance(result, Failed):
             return
-        node, bounds, snapshots, ancestors, compacted_chars = result
+        node, bounds, snapshots, ancestors, latest = result
         if node is None:
             self.notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
             return
@@ -197,23 +210,23 @@ class MainScreen(IndexingScreen):
             last=bounds.last_sequence or 0,
             snapshots=snapshots,
             model_view=place.model_view if place is not None else False,
+            latest=latest,
         )
         self.query_one(Breadcrumb).show_session(ancestors, node)
         # The full id (``--session`` needs it; ``y`` copies it) where nothing cuts it.
         self.title = clean(node.session_id)
-        saved = None
-        if snapshots:
-            saved = max(0, (compacted_chars - len(snapshots[-1].summary_text)) // 4)
         model_tail = await self.fetch(
             self._model_tail(session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
             "Could not read the session",
         )
         self.query_one(Inspector).show(
             snapshots,
+            latest=latest,
             message_count=bounds.count,
-            saved_tokens=saved,
             model_tail=None if isinstance(model_tail, Failed) else model_tail,
+            loader=partial(self.store.snapshot_version, session_id),
         )
+        self.call_after_refresh(self.show_saved_tokens, session_id, latest)  # after the session shows
         self.query_one(SessionTree).reveal(ancestors, node)
         size = self.options.page_size
         if place is not None and place.page_after is not None:
@@ -259,14 +272,16 @@ class MainScreen(IndexingScreen):
         if state.model_view:
             request = paging.clamp_to_floor(request, floor)
         call = read_window(self.store, state.node.session_id, request, size)
+        self.query_one(RawLogView).hold()  # no wrapping of the page being left while reading
         records = await self.fetch(call, "Could not read the Raw Log")
         if isinstance(records, Failed):
+            self.query_one(RawLogView).resume()
             self._unreadable_page(state.node.session_id, records.error)
             return
         preface = []
         if state.model_view:
-            if state.snapshots and paging.reaches_tail_start(request, records, floor, size):
-                preface = summary_item(state.snapshots[-1])
+            if state.latest is not None and paging.reaches_tail_start(request, records, floor, size):
+                preface = summary_item(state.latest)
             records = paging.in_model_view(records, floor)
         boundaries = {
             item.compacted_through_sequence: f"v{item.version}: compacted through #{item.compacted_through_sequence}"
@@ -282,9 +297,11 @@ class MainScreen(IndexingScreen):
             snapshots=state.snapshots,
         )
         self._show_status(records)
+        self.cards_for(records)
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
+            self.call_after_refresh(self.start_deferred_sync)
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
         """A page of the open session could not be read: never leave another session's rows

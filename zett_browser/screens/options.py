@@ -34,7 +34,7 @@ class BrowserOptions:
     #: Raw Log messages per page.
     page_size: int = 50
     #: Seconds between checks for changes written by another process (0: never).
-    poll_interval: float = 1.0
+    poll_interval: float = 0.5
     clock: Callable[[], datetime] = field(default=_now)
     #: True when an error means the database server cannot be reached right now.
     is_connection_failure: Callable[[BaseException], bool] = field(default=_never)

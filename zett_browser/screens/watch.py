@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from textual import work
@@ -16,6 +17,7 @@ from textual.screen import Screen
 
 from .. import paging
 from ..model import RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
+from ..model.compaction import SnapshotMeta
 from ..model.store import BrowsingStore
 from ..paging import PageRequest, Place
 from ..widgets.inspector import Inspector
@@ -45,8 +47,12 @@ class OpenSession:
     count: int = 0
     first: int = 0
     last: int = 0
-    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    #: Every snapshot version's metadata, and the latest one decoded (the model's summary).
+    snapshots: list[SnapshotMeta] = field(default_factory=list)
     model_view: bool = False
+    latest: SnapshotInfo | None = None
+    #: ``snapshot_mark`` when ``snapshots`` were read by a poll (None: not compared yet).
+    snapshot_mark: tuple[int, str | None] | None = None
 
 
 class WatchingScreen(Screen[None]):
@@ -67,6 +73,8 @@ class WatchingScreen(Screen[None]):
         #: Why the server cannot be reached, while it cannot (None: connected).
         self.offline: str | None = None
         self._started = False
+        #: The first read of the roots has answered (or failed): polls may start.
+        self.roots_read = False
         #: The tree width the user asked for with [ and ] (None: the stylesheet's).
         self._tree_width: int | None = None
 
@@ -123,8 +131,9 @@ class WatchingScreen(Screen[None]):
     # ---------------------------------------------------------------- following a live store
 
     def poll_changes(self) -> None:
-        """Start a check for changes unless the previous one is still running."""
-        if not self._polling:
+        """Start a check for changes unless the previous one is still running, or the
+        first read of the roots has not answered yet (it takes the first token)."""
+        if not self._polling and self.roots_read:
             self._polling = True
             self._poll()
 
@@ -149,48 +158,53 @@ class WatchingScreen(Screen[None]):
         finally:
             self._polling = False
 
-    async def _read_tree(self, expanded: list[SessionNode]) -> tuple[list[SessionNode], list[list[SessionNode]]]:
-        roots = await self.store.list_roots(limit=ROOTS_PAGE)
-        children = [
-            list((await self.store.list_children(node.session_id, limit=CHILDREN_PAGE)).items) for node in expanded
-        ]
-        return list(roots.items), children
-
     async def _refresh_tree(self) -> None:
         tree = self.query_one(SessionTree)
         expanded = [node for node in tree.expanded_session_nodes() if isinstance(node.data, SessionNode)]
-        sessions = [node.data for node in expanded if isinstance(node.data, SessionNode)]
-        result = await self.fetch(self._read_tree(sessions))
+        ids = [node.data.session_id for node in expanded if isinstance(node.data, SessionNode)]
+        # One read for the roots and every expanded node (it was one read per node).
+        result = await self.fetch(self.store.tree_refresh(ids, roots_limit=ROOTS_PAGE, children_limit=CHILDREN_PAGE))
         if isinstance(result, Failed):
             return
         roots, children = result
-        tree.merge_sessions(tree.root, roots, newest_first=True)
-        for node, items in zip(expanded, children, strict=True):
-            tree.merge_sessions(node, items, newest_first=False)
+        tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        for node, session_id in zip(expanded, ids, strict=True):
+            tree.merge_sessions(node, children[session_id].items, newest_first=False)
 
     async def _refresh_open_session(self) -> None:
         state = self.open
         if state is None:
             return
         session_id = state.node.session_id
+        store = self.store
 
-        async def read() -> tuple[RawLogBounds, list[SnapshotInfo]]:
-            return await self.store.raw_bounds(session_id), await self.store.list_snapshots(session_id)
+        async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotMeta]]:
+            bounds, mark = await store.raw_bounds(session_id), await store.snapshot_mark(session_id)
+            # Version metadata is read again only when a snapshot was added (or the first time).
+            same = mark == state.snapshot_mark
+            return bounds, mark, state.snapshots if same else await store.all_snapshot_versions(session_id)
 
         result = await self.fetch(read())
         if isinstance(result, Failed):
             return
-        bounds, snapshots = result
+        bounds, mark, snapshots = result
+        snapshots_changed = snapshots is not state.snapshots and snapshots != state.snapshots
+        state.snapshot_mark = mark
         view = self.query_one(RawLogView)
         grew = bounds.count != state.count
-        if not grew and len(snapshots) == len(state.snapshots):
+        if not grew and not snapshots_changed:
             return
         shown_last = view.records[-1].sequence if view.records else 0
         at_end = shown_last >= state.last
         added = max(0, (bounds.last_sequence or 0) - state.last)
         state.count, state.first, state.last = bounds.count, bounds.first_sequence or 0, bounds.last_sequence or 0
+        if snapshots_changed:
+            latest = await self.fetch(self.store.snapshot_version(session_id))
+            state.latest = None if isinstance(latest, Failed) else latest
         state.snapshots = snapshots
-        self.query_one(Inspector).show(snapshots, message_count=state.count)
+        if snapshots_changed or not snapshots:  # with none, the pane shows the message count
+            loader = partial(self.store.snapshot_version, session_id)
+            self.query_one(Inspector).show(snapshots, latest=state.latest, message_count=state.count, loader=loader)
         if self.follow:
             await self._load_page(paging.last_page(select=state.last))
             self.unseen = 0

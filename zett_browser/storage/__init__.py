@@ -40,6 +40,7 @@ from ..model.records import (
     SessionView,
     SnapshotInfo,
 )
+from . import narrow  # noqa: F401 - first: SQLAlchemy's asyncio engine without its ORM
 from .browse import SQLiteSessionStorage, SQLSessionStorage, open_store
 from .codec import MESSAGE_TYPES, MessageKind, decode_message_leniently, decode_messages, encode_messages
 from .engine import DEFAULT_PATH, Target, parse_target

@@ -17,15 +17,24 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from .api import DocumentedReads
+from .compaction import CompactionQueries
 from .context import ContextQueries
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
+from .timing import TimingQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
 
 
 class SQLSessionStorage(
-    ChildLabelQueries, TreeQueries, ContextQueries, RawLogQueries, DocumentedReads, DocumentedWrites
+    CompactionQueries,
+    ChildLabelQueries,
+    TimingQueries,
+    TreeQueries,
+    ContextQueries,
+    RawLogQueries,
+    DocumentedReads,
+    DocumentedWrites,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 

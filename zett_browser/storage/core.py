@@ -284,6 +284,12 @@ class SessionStorageCore:
         except DBAPIError as error:
             raise translate_error(error, self.display_name, secret=self._secret) from None
 
+    async def release_loop(self) -> None:
+        """Dispose of the running loop's pool (a helper thread calls it before its loop ends)."""
+        engine = self._engines.pop(asyncio.get_running_loop(), None)
+        if engine is not None:
+            await engine.dispose()
+
     async def close(self) -> None:
         """Release the connection pool without deleting stored data."""
         current = None

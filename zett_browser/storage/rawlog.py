@@ -57,6 +57,20 @@ class RawLogQueries(SessionStorageCore):
 
         return await self._read(work)
 
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        """How many snapshot versions a session has and the newest id: a cheap change check.
+
+        A poll compares it before re-reading :meth:`list_snapshots`, which decodes every
+        version (2,500 summaries on a long compacted session).
+        """
+        statement = select(func.count(), func.max(snapshots_t.c.id)).where(snapshots_t.c.session_id == session_id)
+
+        async def work(connection: AsyncConnection) -> tuple[int, str | None]:
+            count, newest = (await connection.execute(statement)).one()
+            return int(count or 0), None if newest is None else str(newest)
+
+        return await self._read(work)
+
     async def raw_page(
         self,
         session_id: str,

@@ -21,12 +21,12 @@ start-up asks it for one orphan only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
 from sqlalchemy import Integer, and_, func, literal, or_, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -61,7 +61,7 @@ class TreeQueries(SessionStorageCore):
     """The queries that build the session tree."""
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
-        children = aliased(sessions_t, name="child")
+        children = sessions_t.alias("child")
         child_count = (
             select(func.count())
             .select_from(children)
@@ -170,24 +170,54 @@ class TreeQueries(SessionStorageCore):
             raise ValueError("limit must be positive")
 
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
-            members = await self._cycle_of(connection, session_id)
-            where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
-            if members:
-                representative = await connection.scalar(
-                    select(func.min(sessions_t.c.id)).where(sessions_t.c.id.in_([bind(m) for m in members]))
-                )
-                where.append(sessions_t.c.id != bind(representative))
-            nodes, after = await self._node_page(
-                connection, where, limit, cursor=cursor, newest_first=False, key="created_at"
+            return await self._children_page(connection, session_id, limit, cursor)
+
+        return await self._read(work)
+
+    async def _children_page(
+        self, connection: AsyncConnection, session_id: str, limit: int, cursor: SessionCursor | None
+    ) -> Page[SessionNode]:
+        members = await self._cycle_of(connection, session_id)
+        where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
+        if members:
+            representative = await connection.scalar(
+                select(func.min(sessions_t.c.id)).where(sessions_t.c.id.in_([bind(m) for m in members]))
             )
-            marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
-            return Page(items=marked, next_cursor=after)
+            where.append(sessions_t.c.id != bind(representative))
+        nodes, after = await self._node_page(
+            connection, where, limit, cursor=cursor, newest_first=False, key="created_at"
+        )
+        marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
+        return Page(items=marked, next_cursor=after)
+
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one pooled read.
+
+        A live tree's change poll re-reads every expanded node: one connection for all of
+        them instead of a read (a checkout, a round of awaits) per node. Not one transaction:
+        on a store without WAL a long read would hold the writer off.
+        """
+        if roots_limit < 1 or children_limit < 1:
+            raise ValueError("limit must be positive")
+        where = [func.coalesce(sessions_t.c.parent_session_id, "") == ""]
+
+        async def work(connection: AsyncConnection) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+            nodes, after = await self._node_page(
+                connection, where, roots_limit, cursor=None, newest_first=True, key="updated_at"
+            )
+            children = {
+                session_id: await self._children_page(connection, session_id, children_limit, None)
+                for session_id in dict.fromkeys(session_ids)
+            }
+            return Page(items=nodes, next_cursor=after), children
 
         return await self._read(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
-        parents = aliased(sessions_t, name="up")
+        parents = sessions_t.alias("up")
         anchor = select(sessions_t.c.parent_session_id.label("cur"), literal(1, Integer).label("depth")).where(
             sessions_t.c.id == session_id
         )
@@ -213,8 +243,8 @@ class TreeQueries(SessionStorageCore):
         created before its children, so in a healthy store no walk starts at all: the
         cost is one pass over the sessions' ids.
         """
-        parent = aliased(sessions_t, name="p")
-        up = aliased(sessions_t, name="up")
+        parent = sessions_t.alias("p")
+        up = sessions_t.alias("up")
         anchor = (
             select(
                 sessions_t.c.id.label("start"),
@@ -243,7 +273,7 @@ class TreeQueries(SessionStorageCore):
         """
         if limit < 1:
             raise ValueError("limit must be positive")
-        parents = aliased(sessions_t, name="parent")
+        parents = sessions_t.alias("parent")
         parent_exists = select(parents.c.id).where(parents.c.id == sessions_t.c.parent_session_id).exists()
         missing_parent = and_(func.coalesce(sessions_t.c.parent_session_id, "") != "", ~parent_exists)
         where = [or_(missing_parent, sessions_t.c.id.in_(self._cycle_representatives()))]

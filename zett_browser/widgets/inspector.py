@@ -1,25 +1,34 @@
 """Provides the snapshot/boundary inspector: every version, the model's context, the summary.
 
-A summary can be megabytes (a 10 MB one froze the UI for a minute when shown whole in a
-``Static``): the pane shows a bounded preview and ``s`` asks the screen to open the
-highlighted version whole in the detail view, which pages it.
+A long compacted session holds thousands of versions (100,000 messages compacted every
+40 hold 2,500): the list is a virtual :class:`VersionList` over their metadata, and a
+summary is decoded only when its version is highlighted (the screen hands a loader;
+the widget never reads the store itself). A summary can be megabytes (a 10 MB one froze
+the UI for a minute when shown whole in a ``Static``): the pane shows a bounded preview
+and ``s`` asks the screen to open the highlighted version whole in the detail view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from ..formatting import summary_blocks
 from ..keymap import bindings
 from ..model import SnapshotInfo
-from .render import block_text, style_of
+from ..model.compaction import SnapshotMeta
+from .render import block_text
+from .safe import one_line
+from .versions import VersionList
+
+#: Reads one version's summary (the screen's store call): version -> decoded, or None.
+SummaryLoader = Callable[[int], Awaitable[SnapshotInfo | None]]
 
 
 class Inspector(Vertical):
@@ -30,7 +39,7 @@ class Inspector(Vertical):
     class VersionChosen(Message):
         """The user chose a snapshot version: jump to its boundary."""
 
-        def __init__(self, snapshot: SnapshotInfo) -> None:
+        def __init__(self, snapshot: SnapshotMeta | SnapshotInfo) -> None:
             super().__init__()
             self.snapshot = snapshot
 
@@ -43,83 +52,140 @@ class Inspector(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.snapshots: list[SnapshotInfo] = []
+        #: The summary shown now (decoded), and how many summaries were decoded for the pane.
+        self.summary_shown: SnapshotInfo | None = None
+        self.decoded = 0
+        self._loader: SummaryLoader | None = None
+        self._counts: tuple[int, int | None, int | None] = (0, None, None)
+        #: The no-compaction line shown last (a live count changes it without a layout).
+        self._count_line: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Snapshots", style="bold"), id="inspector-title")
-        yield OptionList(id="inspector-versions")
+        yield VersionList(id="inspector-versions")
         yield Static(id="inspector-context")
         with VerticalScroll(id="inspector-summary-scroll"):
             yield Static(id="inspector-summary")
 
+    @property
+    def snapshots(self) -> list[SnapshotMeta]:
+        """The versions listed, oldest first (metadata only)."""
+        return self.query_one(VersionList).versions
+
+    @property
+    def version_count(self) -> int:
+        return len(self.snapshots)
+
     def show(
         self,
-        snapshots: Sequence[SnapshotInfo],
+        versions: Sequence[SnapshotMeta],
         *,
+        latest: SnapshotInfo | None,
         message_count: int,
         saved_tokens: int | None = None,
         model_tail: int | None = None,
+        loader: SummaryLoader | None = None,
     ) -> None:
         """Show a session's snapshot versions and its model-context counts.
 
-        ``model_tail`` is how many messages after the latest boundary the model gets (the
-        rows with ``include_in_messages``, as the model view shows them); the screen
-        counts them. Without it the pane names the boundary instead of a count that
-        would include the system prompts the model does not get as messages.
+        ``latest`` is the newest version decoded (the model's summary); ``loader`` reads
+        any other one when it is highlighted. ``model_tail`` is how many messages after
+        the latest boundary the model gets (the rows with ``include_in_messages``);
+        without it the pane names the boundary instead of a count that would include the
+        system prompts the model does not get as messages.
         """
-        self.snapshots = list(snapshots)
-        versions = self.query_one("#inspector-versions", OptionList)
-        versions.clear_options()
-        versions.display = bool(self.snapshots)
-        for snapshot in self.snapshots:
-            label = Text(f"v{snapshot.version}", style=style_of("boundary"))
-            label.append(f"  through #{snapshot.compacted_through_sequence}")
-            if snapshot.created_at is not None:
-                label.append(f"  {snapshot.created_at:%Y-%m-%d %H:%M}", style="dim")
-            if snapshot.problems:
-                label.append("  unreadable", style=style_of("problem"))
-            versions.add_option(Option(label))
+        self._loader = loader
+        self._counts = (message_count, saved_tokens, model_tail)
+        self.summary_shown = latest
+        versions_list = self.query_one(VersionList)
+        versions_list.display = bool(versions)
+        counting = self._count_line is not None  # the summary is blank already: no layout
+        self._show_context(versions, latest)
+        if latest is not None:
+            self._show_summary(latest)
+        elif not counting:
+            self.query_one("#inspector-summary", Static).update("")
+        versions_list.show(versions)
+
+    def show_saved(self, saved_tokens: int | None) -> None:
+        """The tokens the latest snapshot saves, read after the session opened."""
+        count, _, tail = self._counts
+        self._counts = (count, saved_tokens, tail)
+        self._show_context(self.snapshots, self._latest())
+
+    def _latest(self) -> SnapshotInfo | None:
+        shown = self.summary_shown
+        versions = self.snapshots
+        return shown if shown is not None and versions and shown.version == versions[-1].version else None
+
+    def _show_context(self, versions: Sequence[SnapshotMeta], latest: SnapshotInfo | None) -> None:
         context = self.query_one("#inspector-context", Static)
-        summary = self.query_one("#inspector-summary", Static)
-        if not self.snapshots:
+        message_count, saved_tokens, model_tail = self._counts
+        if not versions:
             if message_count:
                 words = f"No compaction: the model sees all {message_count:,} messages."
             else:
                 words = "This session has no messages."
-            context.update(Text(words, style="dim"))
-            summary.update("")
+            # A growing live session repeats this line with a new count: while its length
+            # stays, so does its height, and a repaint does (no layout of the screen).
+            same = self._count_line is not None and len(self._count_line) == len(words)
+            context.update(Text(words, style="dim"), layout=not same)
+            self._count_line = words
             return
-        latest = self.snapshots[-1]
-        boundary = latest.compacted_through_sequence
-        summary_chars = len(latest.summary_text)
+        self._count_line = None
+        newest = versions[-1]
+        boundary = newest.compacted_through_sequence
         text = Text()
         text.append("Model context: ", style="bold")
         if model_tail is None:
-            text.append(f"summary v{latest.version} + the messages after #{boundary:,}\n")
+            text.append(f"summary v{newest.version} + the messages after #{boundary:,}\n")
         else:
-            text.append(f"summary v{latest.version} + {model_tail:,} tail message{'' if model_tail == 1 else 's'}\n")
-        text.append(f"{boundary:,} messages compacted into {summary_chars:,} characters")
+            plural = "" if model_tail == 1 else "s"
+            text.append(f"summary v{newest.version} + {model_tail:,} tail message{plural}\n")
+        if latest is not None:
+            text.append(f"{boundary:,} messages compacted into {len(latest.summary_text):,} characters")
+        else:
+            text.append(f"{boundary:,} messages compacted")
         if saved_tokens is not None:
             text.append(f"\nabout {saved_tokens:,} tokens saved (4 characters a token)")
+        if len(versions) > 1:
+            text.append("\nD: diff with the previous version · L: ledger", style="dim")
         context.update(text)
-        self._show_summary(latest)
-        versions.highlighted = len(self.snapshots) - 1
 
     def _show_summary(self, snapshot: SnapshotInfo) -> None:
+        self.summary_shown = snapshot
         summary = self.query_one("#inspector-summary", Static)
         body = Text("\n").join(block_text(block) for block in summary_blocks(snapshot))
         summary.update(body)
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index is not None and 0 <= event.option_index < len(self.snapshots):
-            self._show_summary(self.snapshots[event.option_index])
+    def on_version_list_highlighted(self, event: VersionList.Highlighted) -> None:
+        event.stop()
+        shown = self.summary_shown
+        if shown is not None and shown.version == event.meta.version and shown.session_id == event.meta.session_id:
+            return
+        self._load_summary(event.meta)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if 0 <= event.option_index < len(self.snapshots):
-            self.post_message(self.VersionChosen(self.snapshots[event.option_index]))
+    @work(exclusive=True, group="inspector-summary", exit_on_error=False)
+    async def _load_summary(self, meta: SnapshotMeta) -> None:
+        if self._loader is None:
+            return
+        try:
+            snapshot = await self._loader(meta.version)
+        except Exception as error:  # noqa: BLE001 - one unreadable version never takes the pane down
+            failed = Text(f"Could not read v{meta.version}: {one_line(error, 200)}")
+            self.query_one("#inspector-summary", Static).update(failed)
+            return
+        self.decoded += 1
+        current = self.query_one(VersionList).current
+        if snapshot is not None and current is not None and current.version == snapshot.version:
+            self._show_summary(snapshot)
+
+    def on_version_list_chosen(self, event: VersionList.Chosen) -> None:
+        event.stop()
+        self.post_message(self.VersionChosen(event.meta))
 
     def action_open_summary(self) -> None:
-        versions = self.query_one("#inspector-versions", OptionList)
-        index = versions.highlighted
-        if index is not None and 0 <= index < len(self.snapshots):
-            self.post_message(self.SummaryOpened(self.snapshots[index]))
+        current = self.query_one(VersionList).current
+        shown = self.summary_shown
+        if current is not None and shown is not None and shown.version == current.version:
+            self.post_message(self.SummaryOpened(shown))

@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..context import in_force
+from ..context import Version, in_force
 from ..keymap import bindings
-from ..model import RawMessageRecord, SnapshotInfo
+from ..model import RawMessageRecord
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 
@@ -78,12 +78,14 @@ class RawLogView(ScrollView, can_focus=True):
         self.boundaries: dict[int, str] = {}
         self.compacted_through = 0
         #: The session's snapshots: rows the one in force at the cursor covers are dimmed.
-        self.snapshots: Sequence[SnapshotInfo] = ()
+        self.snapshots: Sequence[Version] = ()
         self._covered: tuple[int, int] = (-1, 0)
         self.cursor = 0
         self.expanded: set[int] = set()
         self.empty_text = "Select a session in the tree."
         self.preface: list[Text] = []
+        #: Already safe lines shown under a record (delegation cards), by sequence.
+        self.cards: dict[int, list[Text]] = {}
         self._lines: list[Strip] = []
         self._owner: list[int] = []
         self._starts: list[int] = []
@@ -103,7 +105,7 @@ class RawLogView(ScrollView, can_focus=True):
         select_sequence: int | None = None,
         empty_text: str = "No messages.",
         preface: Sequence[Text] = (),
-        snapshots: Sequence[SnapshotInfo] = (),
+        snapshots: Sequence[Version] = (),
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
 
@@ -112,6 +114,7 @@ class RawLogView(ScrollView, can_focus=True):
         """
         self.records = list(records)
         self.preface = list(preface)
+        self.cards = {}
         self.boundaries = dict(boundaries or {})
         self.compacted_through = compacted_through
         self.snapshots = snapshots
@@ -192,7 +195,7 @@ class RawLogView(ScrollView, can_focus=True):
                 show_all=False,
                 compacted_through=self.compacted_through,
             )
-            for text in render_record(record, render):
+            for text in [*render_record(record, render), *self.cards.get(record.sequence, ())]:
                 for segments in console.render_lines(text, options, pad=False):
                     lines.append(Strip(segments))
                     owner.append(position)
@@ -223,6 +226,16 @@ class RawLogView(ScrollView, can_focus=True):
             # The reader scrolled into lines that were still blank when painted.
             self.refresh()
 
+    def hold(self) -> None:
+        """Stop wrapping the rest of this page: another page was asked for (a key pressed
+        right after a page turn no longer waits for the previous page's wrapping)."""
+        self._generation += 1
+
+    def resume(self) -> None:
+        """Wrap the rest of this page after all (the page asked for could not be read)."""
+        if self._next < len(self.records):
+            self.call_later(self._finish, self._generation)
+
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
         pending = (len(self.records) - self._next) * 4
@@ -236,6 +249,16 @@ class RawLogView(ScrollView, can_focus=True):
             set_scroll_range(self, size)
         else:
             self.virtual_size = size
+
+    def show_cards(self, cards: dict[int, list[Text]]) -> None:
+        """Put cards under records of this page; the cursor's record stays where it is on screen."""
+        offset = self._starts[self.cursor] - self.scroll_y if self.cursor < len(self._starts) else None
+        self.cards = cards
+        self._rebuild()
+        if offset is not None and self.cursor < len(self._starts):
+            target = max(0, self._starts[self.cursor] - offset)
+            self.scroll_to(y=target, animate=False)
+            self.call_after_refresh(self.scroll_to, y=target, animate=False)  # once the new size applies
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""

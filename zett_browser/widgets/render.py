@@ -65,6 +65,7 @@ ROLE_STYLE: dict[str, str] = {
     "kind.unknown": "bold",
     "timestamp": "dim",
     "usage": "dim",
+    "usage.tree": "{text-success}",
     "compacted": "italic dim {text-warning}",
     "problem": "bold {text-error}",
     "body": "",

@@ -30,6 +30,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
+from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_toggle
 from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, node_label
@@ -88,6 +89,8 @@ class SessionTree(Tree[NodeData]):
         self.filter: TreeFilter | None = None
         #: Whether the store has orphans (the group comes back when the tree is read again).
         self._has_orphans = False
+        #: Usage of the sessions shown (side index), put on their labels.
+        self.usage: dict[str, SessionUsage] = {}
 
     def add_sessions(
         self,
@@ -141,7 +144,7 @@ class SessionTree(Tree[NodeData]):
     def _add_session(
         self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
     ) -> TreeNode[NodeData]:
-        label = node_label(node, now)
+        label = node_label(node, now, self.usage.get(node.session_id))
         if node.child_count:
             return parent.add(label, data=node, before=before)
         return parent.add_leaf(label, data=node, before=before)
@@ -207,12 +210,14 @@ class SessionTree(Tree[NodeData]):
             if existing is not None:
                 if isinstance(existing.data, SessionNode) and node.label_hint is None:
                     node = replace(node, label_hint=existing.data.label_hint)  # a re-read has no hints
+                if existing.data == node:
+                    continue  # unchanged: no new label (a poll re-reads every expanded node)
                 existing.data = node
-                existing.set_label(node_label(node, now))
+                existing.set_label(node_label(node, now, self.usage.get(node.session_id)))
                 if node.child_count and not existing.allow_expand:
                     existing.allow_expand = True
                 continue
-            label = node_label(node, now)
+            label = node_label(node, now, self.usage.get(node.session_id))
             first = next((c for c in parent.children if isinstance(c.data, SessionNode)), None)
             before = first if newest_first and first is not None else None
             if before is None and not newest_first:
@@ -258,6 +263,10 @@ class SessionTree(Tree[NodeData]):
         if self.filter is None:
             raise SkipAction()
         self.clear_filter()
+
+    def reload(self, line: Text | None) -> None:
+        """Read the tree again from its roots, with ``line`` on top (the sort or the filter)."""
+        self._reload(line)
 
     def _reload(self, line: Text | None) -> None:
         """Empty the tree and ask for its roots (and orphans, if the store has any)."""

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Input
 
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
+from ..model.compaction import SnapshotMeta
 from .line import TextLine
 from .render import style_of
 from .safe import clean, one_line
@@ -87,7 +88,7 @@ class PageState:
 
     records: Sequence[RawMessageRecord]
     count: int
-    snapshots: Sequence[SnapshotInfo]
+    snapshots: Sequence[SnapshotInfo | SnapshotMeta]
     model_view: bool = False
     unseen: int = 0
     follow: bool = False

@@ -12,6 +12,8 @@ from datetime import datetime
 from rich.text import Text
 
 from ..model import SessionCursor, SessionNode
+from ..model.usage import SessionUsage
+from ..usage_text import compact
 from .render import relative_time, style_of
 from .safe import clean, one_line
 
@@ -55,8 +57,9 @@ class TreeFilter:
         return text.append(" (esc clears)", style="dim")
 
 
-def node_label(node: SessionNode, now: datetime) -> Text:
-    """The label of a session: title or short id, agent, counts, type, activity, markers."""
+def node_label(node: SessionNode, now: datetime, usage: SessionUsage | None = None) -> Text:
+    """The label of a session: title or short id, agent, counts, type, activity, markers,
+    and with ``usage`` its subtree tokens and cost and a failure mark."""
     label = Text()
     if node.title:
         label.append(one_line(node.title, 120))
@@ -66,6 +69,11 @@ def node_label(node: SessionNode, now: datetime) -> Text:
     else:
         # "…" only where something was cut (and the id cleaned like any string from the store).
         label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
+    if usage is not None and usage.failed:
+        label.append(" ✗", style=style_of("problem"))
+    if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):
+        # Next to the name, where a narrow tree still shows it.
+        label.append(" · ").append(compact(usage), style=style_of("usage.tree"))
     if node.agent_name:
         label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
     label.append(" · ").append(f"{node.message_count:,} msg", style="dim")

@@ -1,0 +1,281 @@
+"""Following a live store: UI block time, visibility latency and idle CPU (issue 16).
+
+    python benchmarks/follow_bench.py [--seconds 20] [--rate 5] [--idle-seconds 30]
+
+Two headless runs of the app (``make_app`` + ``run_test``), each in a fresh process:
+
+* **writer**: real zett-agent 0.2.1 (its side venv, ``tests/zett_agent_env.py``) appends to a
+  copy of the 10k store at ``--rate`` messages a second for ``--seconds``, in another
+  process, while the app follows that session (the Raw Log stays on the newest message).
+  The writer prints the ``perf_counter()`` of each commit (the monotonic clock both
+  processes share); the app side records when each sequence is first in a composed frame
+  (``App._display``, as ``app_bench.py`` does). Visibility latency = frame − commit.
+* **idle**: the app follows the 1M store (nobody writes) for ``--idle-seconds``; CPU is the
+  process's user + system time from ``/proc/self/stat`` (every thread) over that window.
+
+CPU is measured over the first half of each window and the block time over the second
+half (the probe below costs CPU of its own).
+
+UI block time in both: a probe task on the app's event loop sleeps 5 ms again and again;
+the CPU time the loop's thread used during each sleep is how long the loop was busy (a key
+pressed then would have waited that long). Reported: the longest, and the 99th percentile;
+the wall-clock wake-up lag is printed too (it also holds the time other processes had the
+CPU: the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (160, 45)
+SESSION = "00000000-0000-7000-8000-00000000f011"
+PROBE_S = 0.005
+
+WRITER = """
+import asyncio, json, sys, time, uuid
+from zett_agent import messages, storage
+
+async def main(path, rate, seconds):
+    store = storage.SQLiteSessionStorage(path)
+    await store.append({session!r}, str(uuid.uuid4()), messages.UserMessage(content="start"), title="Followed")
+    print("ready", flush=True)
+    sys.stdin.readline()
+    interval = 1.0 / rate
+    start = time.perf_counter()
+    for index in range(int(rate * seconds)):
+        await asyncio.sleep(max(0.0, start + index * interval - time.perf_counter()))
+        sequence = await store.append({session!r}, str(uuid.uuid4()), messages.UserMessage(content=f"line {{index}}"))
+        print(json.dumps({{"sequence": sequence, "t": time.perf_counter()}}), flush=True)
+    await store.close()
+
+asyncio.run(main(sys.argv[1], float(sys.argv[2]), float(sys.argv[3])))
+"""
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process, every thread (``/proc/self/stat``)."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Probe:
+    """How late a 5 ms sleep on the loop wakes, and how much of that the loop's thread ran.
+
+    The wall-clock lag includes the time the OS gave the CPU to other processes (this
+    machine is shared); the loop thread's own CPU time over the same sleep
+    (``time.thread_time``) is the part the app itself spent busy: that is the block time.
+    """
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self.busy: list[float] = []
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            before, cpu = time.perf_counter(), time.thread_time()
+            await asyncio.sleep(PROBE_S)
+            self.lags.append((time.perf_counter() - before - PROBE_S) * 1000)
+            self.busy.append((time.thread_time() - cpu) * 1000)
+
+    def stop(self) -> dict[str, float]:
+        if self.task is not None:
+            self.task.cancel()
+
+        def top(values: list[float]) -> tuple[float, float]:
+            ordered = sorted(values) or [0.0]
+            return ordered[-1], ordered[max(0, int(len(ordered) * 0.99) - 1)]
+
+        (lag_max, lag_p99), (busy_max, busy_p99) = top(self.lags), top(self.busy)
+        return {"max_ms": busy_max, "p99_ms": busy_p99, "lag_max_ms": lag_max, "lag_p99_ms": lag_p99}
+
+
+async def _child(store: str, session: str | None, seconds: float) -> dict[str, Any]:
+    """The app following ``session`` (or the newest) for ``seconds``: frames, lags and CPU."""
+    sys.path.insert(0, str(ROOT))
+    from zett_browser.app import make_app
+    from zett_browser.widgets.rawlog import RawLogView
+
+    app = make_app(store, session=session)
+    seen: dict[int, float] = {}
+    real = app._display
+
+    def display(screen: Any, renderable: Any) -> None:
+        real(screen, renderable)
+        try:
+            records = app.screen.query_one(RawLogView).records
+        except Exception:  # noqa: BLE001 - before the main screen exists
+            return
+        now = time.perf_counter()
+        for record in records[-10:]:
+            seen.setdefault(record.sequence, now)
+
+    app._display = display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if app.screen.query(RawLogView) and app.screen.query_one(RawLogView).records:
+                break
+        await app.workers.wait_for_complete()
+        app.screen.follow = True  # type: ignore[attr-defined]
+        await pilot.pause(3.0)  # start-up's deferred work (wrapping, the orphan check) is over
+        print("painted", flush=True)
+        # CPU first, without the probe (it wakes 200 times a second: that would be most of
+        # an idle app's CPU); then the probe, over the rest of the writes or 5 idle seconds.
+        cpu, wall = cpu_seconds(), time.perf_counter()
+        await asyncio.sleep(seconds / 2)
+        cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+        probe = Probe()
+        probe.start()
+        await asyncio.sleep(seconds / 2)
+        lags = probe.stop()
+    return {"seen": seen, "cpu_percent": 100 * cpu / wall, **lags}
+
+
+def _run_child(store: Path, session: str | None, seconds: float, on_painted: Any = None) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(store), "--seconds", str(seconds)]
+    if session:
+        command += ["--session", session]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if line.strip() != "painted":
+        raise RuntimeError(f"the app did not start: {line}{process.communicate()[1][-3000:]}")
+    if on_painted is not None:
+        on_painted()
+    stdout, stderr = process.communicate(timeout=seconds + 120)
+    if process.returncode != 0:
+        raise RuntimeError(f"follow child failed:\n{stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    return result
+
+
+def writer_run(small_store: Path, seconds: float, rate: float) -> dict[str, Any]:
+    """The app following a session zett-agent appends to; latencies in ms."""
+    from tests.zett_agent_env import zett_agent_python
+
+    with tempfile.TemporaryDirectory(prefix="zett-follow-") as directory:
+        store = Path(directory) / "follow.sqlite3"
+        shutil.copy(small_store, store)
+        script = WRITER.format(session=SESSION)
+        writer = subprocess.Popen(
+            [str(zett_agent_python()), "-c", script, str(store), str(rate), str(seconds)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert writer.stdin is not None and writer.stdout is not None
+        if writer.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"zett-agent writer failed: {writer.communicate()[1][-3000:]}")
+
+        def go() -> None:
+            assert writer.stdin is not None
+            writer.stdin.write("go\n")
+            writer.stdin.flush()
+
+        app = _run_child(store, SESSION, seconds + 1.0, on_painted=go)
+        out, err = writer.communicate(timeout=120)
+        if writer.returncode != 0:
+            raise RuntimeError(f"zett-agent writer failed: {err[-3000:]}")
+    commits = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    seen = {int(sequence): t for sequence, t in app["seen"].items()}
+    latencies = [(seen[c["sequence"]] - c["t"]) * 1000 for c in commits if c["sequence"] in seen]
+    return {
+        "written": len(commits),
+        "shown": len(latencies),
+        "latencies": latencies,
+        "max_ms": app["max_ms"],
+        "p99_ms": app["p99_ms"],
+        "lag_max_ms": app["lag_max_ms"],
+        "cpu_percent": app["cpu_percent"],
+    }
+
+
+def idle_run(large_store: Path, seconds: float) -> dict[str, Any]:
+    """The app following the large store while nobody writes (CPU over ``seconds``)."""
+    return _run_child(large_store, None, 2 * seconds)
+
+
+def follow_rows(small: Path, large: Path, name: str, *, seconds: float, rate: float, idle: float) -> list[str]:
+    """Markdown rows: figure | unit | value (one run each)."""
+    live = writer_run(small, seconds, rate)
+    quiet = idle_run(large, idle)
+    lat = sorted(live["latencies"]) or [float("nan")]
+    return [
+        f"| rows shown of rows written by zett-agent ({rate:g}/s for {seconds:g} s) | rows"
+        f" | {live['shown']} of {live['written']} |",
+        f"| visibility latency, median (commit → first frame showing it) | ms | {statistics.median(lat):.0f} |",
+        f"| visibility latency, max | ms | {lat[-1]:.0f} |",
+        f"| UI block while zett-agent writes, longest | ms | {live['max_ms']:.1f} |",
+        f"| UI block while zett-agent writes, 99th percentile | ms | {live['p99_ms']:.1f} |",
+        f"| loop wake-up lag while zett-agent writes, longest (includes other processes) | ms"
+        f" | {live['lag_max_ms']:.1f} |",
+        f"| CPU while zett-agent writes | % of a core | {live['cpu_percent']:.1f} |",
+        f"| CPU following the idle {name} store ({idle:g} s) | % of a core | {quiet['cpu_percent']:.2f} |",
+        f"| UI block following the idle {name} store, longest | ms | {quiet['max_ms']:.1f} |",
+    ]
+
+
+def follow_checks(rows: list[str]) -> list[tuple[str, float, float]]:
+    """(target, measured, limit) from the rows above."""
+
+    def value(prefix: str) -> float:
+        line = next(row for row in rows if row.startswith(f"| {prefix}"))
+        return float(line.rstrip(" |").rsplit("|", 1)[1].split(" of ")[0])
+
+    return [
+        ("follow: visibility latency max <= 1000 ms", value("visibility latency, max"), 1000.0),
+        ("follow: UI block while writing <= 30 ms", value("UI block while zett-agent writes, longest"), 30.0),
+        ("follow: idle CPU <= 2 % of a core", value("CPU following the idle"), 2.0),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--session", help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--rate", type=float, default=5.0)
+    parser.add_argument("--idle-seconds", type=float, default=30.0)
+    parser.add_argument("--stores", type=Path, default=Path.home() / ".cache" / "zett-browser-bench")
+    parser.add_argument("--small", default="10k-v2.sqlite3")
+    parser.add_argument("--large", default="1M.sqlite3")
+    args = parser.parse_args()
+    if args.child:
+        result = asyncio.run(_child(args.child, args.session, args.seconds))
+        print(json.dumps(result), flush=True)
+        return 0
+    sys.path.insert(0, str(ROOT))
+    rows = follow_rows(
+        args.stores / args.small,
+        args.stores / args.large,
+        args.large.split(".")[0],
+        seconds=args.seconds,
+        rate=args.rate,
+        idle=args.idle_seconds,
+    )
+    print("| figure | unit | value |\n|---|---|---|")
+    print("\n".join(rows))
+    for label, measured, limit in follow_checks(rows):
+        print(f"| {label} | {measured:.2f} | {limit:.2f} | {'PASS' if measured <= limit else 'MISS'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""Start-up and the change poll (issue 16): the warm start and the batched tree refresh.
+
+The warm start reads the first screen on a thread while Textual starts; the screen must
+show exactly what it shows without it, and a warm result must never answer a later read
+(the first poll sees the store as it is). The poll re-reads the roots and every expanded
+node with one ``tree_refresh``, never one ``list_children`` per node.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT
+from tests.ui.helpers import frozen_clock, sequences, settle, store_copy
+from zett_browser.app import make_app
+from zett_browser.storage import open_store
+from zett_browser.warmstart import WarmStore, key_of
+from zett_browser.widgets.session_tree import SessionTree
+
+
+def count_calls(storage: Any, name: str) -> list[tuple[Any, ...]]:
+    """Record each call of ``storage.name`` (the real method still runs)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(storage, name)
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return await real(*args, **kwargs)
+
+    setattr(storage, name, counted)
+    return calls
+
+
+async def test_the_warm_start_shows_the_same_first_screen(tmp_path: Path) -> None:
+    path = store_copy("storage_api", tmp_path)
+    shown = []
+    for warm in (True, False):
+        app = make_app(str(path), clock=frozen_clock, poll_interval=0)
+        if not warm:
+            assert app.warm is not None
+            app.warm.thread.join()
+            app.warm.close()  # nothing served: every read on the loop, as before
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            tree = app.screen.query_one(SessionTree)
+            shown.append(([str(node.label) for node in tree.root.children], sequences(app), app.screen.title))
+            if warm:
+                assert isinstance(app.screen.store, WarmStore)  # type: ignore[attr-defined]
+    assert shown[0] == shown[1]
+    assert shown[0][1], "a first page is shown"
+
+
+async def test_a_warm_result_never_answers_after_the_first_poll(tmp_path: Path) -> None:
+    path = store_copy("agent_run", tmp_path)
+    storage = open_store(path)
+    app = make_app(storage, clock=frozen_clock, poll_interval=0)
+    warm = app.warm
+    assert warm is not None
+    warm.thread.join()
+    store = WarmStore(storage, warm)
+    first = await store.change_token()
+    with sqlite3.connect(path) as connection:  # another process commits
+        connection.execute(
+            "update agent_sessions set updated_at = '2026-12-03 11:59:00.000000' where id = ?", (AGENT_RUN_CHILD,)
+        )
+    second = await store.change_token()
+    assert second != first, "the poll's token is read from the store"
+    assert warm.take(key_of("list_roots", (), {"limit": 100})) is None, "nothing warm is left to serve"
+    await storage.close()
+
+
+async def test_the_poll_refreshes_expanded_nodes_in_one_read(tmp_path: Path) -> None:
+    path = store_copy("agent_run", tmp_path)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    single = count_calls(app.storage, "list_children")
+    batched = count_calls(app.storage, "tree_refresh")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        root = tree.find(AGENT_RUN_ROOT)
+        assert root is not None
+        root.expand()
+        await settle(pilot)
+        single.clear()
+        with sqlite3.connect(path) as connection:
+            connection.execute(
+                "update agent_sessions set updated_at = '2026-12-03 11:59:00.000000' where id = ?", (AGENT_RUN_CHILD,)
+            )
+        for _ in range(40):
+            await pilot.pause(0.05)
+            child = tree.find(AGENT_RUN_CHILD)
+            if child is not None and "1m ago" in str(child.label):
+                break
+        child = tree.find(AGENT_RUN_CHILD)
+        assert child is not None and "1m ago" in str(child.label), "the poll refreshed the expanded node"
+        assert single == [], "no read per expanded node"
+        assert any(AGENT_RUN_ROOT in call[0] for call in batched), "the expanded node was in the batched read"
+
+
+async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None:
+    """A poll after an append re-reads the bounds and a snapshot mark, not every version;
+    a new version is still read and shown."""
+    from zett_browser.storage import CompactedMessage, SQLiteSessionStorage, UserMessage
+    from zett_browser.widgets.inspector import Inspector
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(4):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    await writer.snapshot("live", CompactedMessage(content="summary one"), 2, 0)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    decoded = count_calls(app.storage, "all_snapshot_versions")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await writer.append("live", "r", UserMessage(content="late 0"))
+        await wait_until(pilot, lambda: sequences(app)[-1:] == [5])
+        decoded.clear()
+        for index in range(1, 4):
+            await writer.append("live", "r", UserMessage(content=f"late {index}"))
+            await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [5 + index])
+        assert decoded == [], "appends alone never re-read the snapshot versions"
+        await writer.snapshot("live", CompactedMessage(content="summary two"), 6, 1)
+        await wait_until(pilot, lambda: len(app.screen.query_one(Inspector).snapshots) == 2)
+        assert len(decoded) >= 1
+    await writer.close()
+
+
+async def wait_until(pilot: Any, condition: Any, seconds: float = 15.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        await pilot.pause(0.05)
+        if condition():
+            return
+    raise AssertionError("not seen in time")
+
+
+async def test_following_a_growing_session_lays_nothing_out(tmp_path: Path) -> None:
+    """Each new row repaints the Raw Log, the status and the inspector's count; none of them
+    needs the whole screen laid out again (a layout per poll blocked the UI)."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(60):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        app.screen.follow = True  # type: ignore[attr-defined]
+        await writer.append("live", "r", UserMessage(content="late 0"))
+        await wait_until(pilot, lambda: sequences(app)[-1:] == [61])
+        await settle(pilot)
+        layouts: list[int] = []
+        real = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(1)
+            return real(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        for index in range(1, 4):
+            await writer.append("live", "r", UserMessage(content=f"late {index}"))
+            await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [61 + index])
+        await settle(pilot)
+        context = app.screen.query_one("#inspector-context")
+        assert "64 messages" in str(context.render()), "the count is current"
+        assert layouts == []
+    await writer.close()

@@ -1,0 +1,87 @@
+"""Start-up loads only what the first screen needs (issue 16).
+
+Each check runs a fresh interpreter: ``sys.modules`` after importing the CLI entry and the
+app module must hold no SQLAlchemy ORM, no Rich Markdown (the renderer loads it with the
+first Markdown message), no server driver and no side index. Wanting one of them later
+still works (the ORM loads on first use of a name only it gives).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+#: What the first screen never needs, by module name prefix.
+HEAVY = (
+    "sqlalchemy.orm",
+    "sqlalchemy.ext.asyncio.session",
+    "rich.markdown",
+    "markdown_it",
+    "asyncpg",
+    "aiomysql",
+    "psycopg",
+    "zett_browser.index",
+    "zett_browser.searching",
+    "zett_browser.live_demo",
+)
+
+
+def loaded_after(code: str) -> set[str]:
+    """The module names loaded once ``code`` has run in a fresh interpreter."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(name for name in modules if name.startswith(HEAVY))
+
+
+def test_the_cli_entry_and_the_app_import_nothing_heavy() -> None:
+    modules = loaded_after("import zett_browser.__main__, zett_browser.app")
+    assert heavy(modules) == []
+    assert "sqlalchemy.ext.asyncio.engine" in modules, "the asyncio engine itself is there"
+
+
+def test_opening_a_store_and_a_first_read_import_no_orm() -> None:
+    code = (
+        "import asyncio\n"
+        "from zett_browser.storage import open_store\n"
+        "store = open_store('tests/fixtures/agent_run.sqlite3')\n"
+        "async def main():\n"
+        "    assert (await store.list_roots(limit=5)).items\n"
+        "    await store.raw_bounds((await store.list_roots(limit=1)).items[0].session_id)\n"
+        "    await store.close()\n"
+        "asyncio.run(main())"
+    )
+    assert heavy(loaded_after(code)) == []
+
+
+def test_names_only_the_full_asyncio_package_gives_still_import() -> None:
+    code = (
+        "import zett_browser.storage\n"
+        "from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, AsyncConnection\n"
+        "assert AsyncSession.__name__ == 'AsyncSession' and async_sessionmaker and AsyncConnection"
+    )
+    assert "sqlalchemy.orm" in loaded_after(code)
+
+
+def test_the_side_index_is_imported_at_its_first_use(tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "store.sqlite3"
+    shutil.copy(ROOT / "tests" / "fixtures" / "agent_run.sqlite3", store)
+    built = (
+        "import asyncio, sys\n"
+        "from zett_browser.app import make_app\n"
+        f"app = make_app({str(store)!r}, index=True, index_dir=__import__('pathlib').Path({str(tmp_path)!r}))\n"
+        "assert app.warm is not None\n"
+        "app.warm.thread.join()\n"
+        "assert 'zett_browser.index' not in sys.modules, 'imported before use'\n"
+        "assert app.options.search.syntax  # the query help: the index is imported now\n"
+        "asyncio.run(app.storage.close())"
+    )
+    assert "zett_browser.index" in loaded_after(built)

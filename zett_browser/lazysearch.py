@@ -1,0 +1,96 @@
+"""Provides the search and usage services that import the side index when first used.
+
+The side index (``zett_browser.index``, ``searching``) costs ~50–90 ms to import, and its
+first sync starts only after the first page is painted: :func:`make_app` hands the
+screen a :class:`LazySearch`, which builds the real :class:`~.searching.IndexSearch` at
+its first call, and a :class:`LazyUsage` reading that same index (one sync for both).
+Every call is passed on unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model.usage import SessionUsage, TreeSort
+    from .searching import IndexSearch
+    from .storage import SQLSessionStorage
+    from .usage_service import IndexUsage
+
+
+class LazySearch:
+    """An :class:`~.searching.IndexSearch` built on first use."""
+
+    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+        self._storage = storage
+        self._directory = directory
+        self._real: IndexSearch | None = None
+
+    def service(self) -> IndexSearch:
+        """The real service (imported and built now, the first time)."""
+        if self._real is None:
+            from .searching import IndexSearch
+
+            self._real = IndexSearch(self._storage, self._directory)
+        return self._real
+
+    @property
+    def path(self) -> Path:
+        return self.service().path
+
+    @property
+    def syntax(self) -> str:
+        return self.service().syntax
+
+    def check(self, text: str) -> None:
+        self.service().check(text)
+
+    def steps(self) -> AsyncIterator[Any]:
+        return self.service().steps()
+
+    async def search(self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100) -> Any:
+        return await self.service().search(text, after=after, session=session, limit=limit)
+
+    async def sessions_matching(self, text: str, session: str | None = None) -> Any:
+        return await self.service().sessions_matching(text, session)
+
+    async def sequences_in(self, text: str, session_id: str) -> list[int]:
+        return await self.service().sequences_in(text, session_id)
+
+    async def close(self) -> None:
+        if self._real is not None:
+            await self._real.close()
+
+
+class LazyUsage:
+    """An :class:`~.usage_service.IndexUsage` over the index of ``search``, built on first use."""
+
+    def __init__(self, search: LazySearch) -> None:
+        self._search = search
+        self._real: IndexUsage | None = None
+
+    def service(self) -> IndexUsage:
+        """The real service (imported and built now, the first time)."""
+        if self._real is None:
+            from .usage_service import IndexUsage
+
+            self._real = IndexUsage(self._search.service().index)
+        return self._real
+
+    @property
+    def prices_date(self) -> str:
+        return self.service().prices_date
+
+    async def usage(self, session_ids: Sequence[str]) -> dict[str, SessionUsage]:
+        return await self.service().usage(session_ids)
+
+    async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
+        return await self.service().ordered_children(parent_id, order, offset, limit)
+
+    async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
+        return await self.service().ordered_orphans(order, offset, limit)
+
+    async def complete(self) -> bool:
+        return await self.service().complete()

@@ -1,0 +1,221 @@
+"""Provides the virtual list of snapshot versions shared by the inspector and the ledger.
+
+A long compacted session holds thousands of versions; an ``OptionList`` mounted one
+option per version (2,500 of them cost about half a second). This list holds the
+versions' metadata only and paints the lines on screen through the line API, as the
+Raw Log pane does: a row is rendered when it is scrolled into view, so a list of 2,500
+versions costs what its visible lines cost. ``space`` marks a version and ``D`` asks
+for the diff between the marked one (default: the previous one) and the highlighted one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..keymap import bindings
+from ..model.compaction import SnapshotMeta
+from .render import style_of
+
+#: Renders row ``index`` of the list to fit ``width`` columns (safe text only).
+RowRenderer = Callable[[int, int], Text]
+
+
+def version_label(meta: SnapshotMeta) -> Text:
+    """The inspector's line of one version: number, boundary, time, problems."""
+    label = Text(f"v{meta.version}", style=style_of("boundary"))
+    label.append(f"  through #{meta.compacted_through_sequence:,}")
+    if meta.created_at is not None:
+        label.append(f"  {meta.created_at:%Y-%m-%d %H:%M}", style="dim")
+    if meta.problems:
+        label.append("  unreadable", style=style_of("problem"))
+    return label
+
+
+class VersionList(ScrollView, can_focus=True):
+    """Snapshot versions, one line each, painted only where they are on screen."""
+
+    BINDINGS = bindings("versions")
+    COMPONENT_CLASSES = {"versions--cursor", "versions--cursor-blurred"}
+    DEFAULT_CSS = """
+    VersionList { height: 1fr; overflow-x: hidden; padding: 0 1; }
+    VersionList > .versions--cursor { background: $accent 40%; }
+    VersionList > .versions--cursor-blurred { background: $foreground 10%; }
+    """
+
+    class Highlighted(Message):
+        """The cursor moved to another version."""
+
+        def __init__(self, meta: SnapshotMeta) -> None:
+            super().__init__()
+            self.meta = meta
+
+    class Chosen(Message):
+        """``enter`` on a version."""
+
+        def __init__(self, meta: SnapshotMeta) -> None:
+            super().__init__()
+            self.meta = meta
+
+    class DiffWanted(Message):
+        """``D``: diff ``older`` with ``newer`` (ordered by version)."""
+
+        def __init__(self, older: SnapshotMeta, newer: SnapshotMeta) -> None:
+            super().__init__()
+            self.older = older
+            self.newer = newer
+
+    def __init__(self, *, renderer: RowRenderer | None = None, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.versions: list[SnapshotMeta] = []
+        self.cursor = 0
+        #: Index of the version marked with space (the diff's other side), or None.
+        self.marked: int | None = None
+        self._renderer = renderer
+        self._cache: dict[int, Strip] = {}
+        self._width = 0
+
+    def show(self, versions: Sequence[SnapshotMeta], *, cursor: int | None = None) -> None:
+        """Replace the versions; the cursor goes to ``cursor`` (default: the latest)."""
+        previous = self.versions[self.cursor].version if self.versions and cursor is None else None
+        self.versions = list(versions)
+        self.marked = None if self.marked is None or self.marked >= len(self.versions) else self.marked
+        self._cache.clear()
+        self._resize()
+        last = len(self.versions) - 1
+        self.cursor = max(0, last if cursor is None else min(cursor, last))
+        if previous is not None and cursor is None and self.has_focus:
+            # A refresh while the user reads keeps the cursor on their version.
+            self.cursor = next((i for i, m in enumerate(self.versions) if m.version == previous), self.cursor)
+        self._move(self.cursor, announce=True)
+
+    def invalidate(self) -> None:
+        """Re-render every row (their text changed: the ledger's facts arrived)."""
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def current(self) -> SnapshotMeta | None:
+        return self.versions[self.cursor] if self.versions else None
+
+    def visible_range(self) -> range:
+        """Indexes of the rows on screen now."""
+        height = self.scrollable_content_region.height or self.size.height or 1
+        top = int(self.scroll_y)
+        return range(top, min(len(self.versions), top + height))
+
+    def _resize(self) -> None:
+        width = self.scrollable_content_region.width or 40
+        self.virtual_size = Size(width, max(1, len(self.versions)))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(1, len(self.versions))
+
+    def on_resize(self) -> None:
+        self._cache.clear()
+        self._resize()
+
+    def _strip(self, index: int, width: int) -> Strip:
+        if width != self._width:
+            self._cache.clear()
+            self._width = width
+        cached = self._cache.get(index)
+        if cached is None:
+            text = self._renderer(index, width) if self._renderer else version_label(self.versions[index])
+            if index == self.marked:
+                text = Text("● ", style="bold") + text
+            text.truncate(width, overflow="ellipsis")
+            cached = Strip(list(text.render(self.app.console, end="")))
+            self._cache[index] = cached
+        return cached
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width or self.size.width
+        if index >= len(self.versions):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strip(index, width)
+        fill = self.rich_style
+        if index == self.cursor:
+            part = "versions--cursor" if self.has_focus else "versions--cursor-blurred"
+            cursor = Style(bgcolor=self.get_component_rich_style(part).bgcolor)
+            strip, fill = strip.apply_style(cursor), fill + cursor
+        return strip.crop_extend(scroll_x, scroll_x + width, fill)
+
+    def _move(self, index: int, *, announce: bool = False) -> None:
+        if not self.versions:
+            self.refresh()
+            return
+        moved = index != self.cursor
+        self.cursor = max(0, min(len(self.versions) - 1, index))
+        height = self.scrollable_content_region.height or self.size.height or 1
+        if self.cursor < self.scroll_y:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= self.scroll_y + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+        if not self.size.height:
+            self.call_after_refresh(self._scroll_to_cursor)
+        self.refresh()
+        if moved or announce:
+            self.post_message(self.Highlighted(self.versions[self.cursor]))
+
+    def _scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height or self.size.height or 1
+        if not self.scroll_y <= self.cursor < self.scroll_y + height:
+            self.scroll_to(y=max(0, self.cursor - height + 1), animate=False)
+
+    def action_cursor(self, step: int) -> None:
+        self._move(self.cursor + step)
+
+    def action_page(self, direction: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height or 1
+        self._move(self.cursor + direction * max(1, height - 1))
+
+    def action_edge(self, direction: int) -> None:
+        self._move(0 if direction < 0 else len(self.versions) - 1)
+
+    def action_choose(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Chosen(self.current))
+
+    def action_mark(self) -> None:
+        """Mark the highlighted version as the diff's other side (again: unmark)."""
+        if not self.versions:
+            return
+        old = self.marked
+        self.marked = None if self.marked == self.cursor else self.cursor
+        for index in {old, self.marked} - {None}:
+            self._cache.pop(index, None)  # type: ignore[arg-type]
+        self.refresh()
+
+    def action_diff(self) -> None:
+        """Diff the highlighted version with the marked one, or with the previous one."""
+        if not self.versions:
+            return
+        other = self.marked if self.marked is not None and self.marked != self.cursor else self.cursor - 1
+        if other < 0:
+            first = self.versions[self.cursor].version
+            self.app.notify(f"v{first} is the first version: mark another with space", markup=False)
+            return
+        older, newer = sorted((self.versions[other], self.versions[self.cursor]), key=lambda m: m.version)
+        self.post_message(self.DiffWanted(older, newer))
+
+    def on_click(self, event: object) -> None:
+        y = getattr(event, "y", None)
+        if isinstance(y, int) and self.versions:
+            index = int(self.scroll_y) + y
+            if index < len(self.versions):
+                self._move(index)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
