@@ -1,6 +1,6 @@
 """Writes the README's screenshots (SVG, and PNG when rsvg-convert is installed) from the demo store.
 
-    python screenshots/make_screenshots.py
+python screenshots/make_screenshots.py
 """
 
 from __future__ import annotations
@@ -88,7 +88,10 @@ def shoot_served(store: Path, directory: Path) -> Path:
     from tests.served import chromium, screen_text, serving, wait_for
 
     target = HERE / "serve.png"
-    with serving(store, "--no-index", "--session", MIGRATION) as url, chromium(directory / "profile", size=(1400, 860)) as driver:
+    with (
+        serving(store, "--no-index", "--session", MIGRATION) as url,
+        chromium(directory / "profile", size=(1400, 860)) as driver,
+    ):
         driver.get(url)
         wait_for(lambda: "RAW LOG" in screen_text(driver), 45, "the served app")
         time.sleep(2)  # the inspector and the page painted
