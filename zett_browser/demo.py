@@ -42,7 +42,8 @@ PIXEL_PNG = bytes.fromhex(
     "03c50000000049454e44ae426082"
 )
 SYSTEM_PROMPT = "You are a careful software engineer. Prefer small, verified steps."
-MODEL = ("anthropic", "claude-sonnet-demo")
+#: A model the bundled price table knows, so the demo shows costs (tokens are scripted).
+MODEL = ("anthropic", "claude-sonnet-4-5")
 #: The time the demo storage stamps on rows; conversations move it forward as they write.
 NOW: list[datetime] = [datetime(2026, 1, 1, tzinfo=UTC)]
 
