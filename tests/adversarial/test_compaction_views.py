@@ -19,6 +19,7 @@ from zett_browser.app import make_app
 from zett_browser.screens.diff import DiffScreen
 from zett_browser.screens.ledger import LedgerScreen
 from zett_browser.widgets.inspector import Inspector
+from zett_browser.widgets.ledger import CurveView
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.versions import VersionList
 
@@ -73,4 +74,27 @@ async def test_damaged_versions_leave_the_ledger_and_the_diff_readable(tmp_path:
         assert (second.older.version, second.newer.version) == (1, 2)
         assert "not json" in rendered(second.shown), "the unreadable summary shows as its stored text"
         assert ledger.query_one(VersionList).marked == 0
+    assert sha256(path) == before and listing(tmp_path) == files
+
+
+async def test_a_token_value_that_is_not_a_number_costs_only_its_own_step(tmp_path: Path) -> None:
+    """Review case: one ``input_tokens = 'lots'`` used to fail the whole curve query, and the
+    ledger showed no version at all; now only that step is left out of the curve and the facts."""
+    path = copy_fixture("agent_run", tmp_path)
+    execute(path, "update raw_messages set input_tokens = 'lots' where session_id = ? and sequence = 7", AGENT_RUN_ROOT)
+    before, files = sha256(path), listing(tmp_path)
+    app = make_app(str(path), session=AGENT_RUN_ROOT, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        columns = await app.storage.input_curve(AGENT_RUN_ROOT, columns=60, first=1, last=21)
+        assert [c.first_sequence for c in columns] == [4, 9, 11, 15, 17, 21], "every other step keeps its column"
+        app.screen.query_one(RawLogView).focus()
+        await pilot.press("L")
+        await settle(pilot)
+        ledger = app.screen
+        assert isinstance(ledger, LedgerScreen)
+        assert [meta.version for meta in ledger.versions] == [1, 2, 3]
+        assert ledger.query_one(CurveView).curve is not None
+        rows = {row.version: row for row in ledger.rows.values()}
+        assert set(rows) == {1, 2, 3} and rows[1].covered_rows == 9
     assert sha256(path) == before and listing(tmp_path) == files

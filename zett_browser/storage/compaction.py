@@ -45,8 +45,11 @@ def _meta_from_row(row: Mapping[Any, Any]) -> SnapshotMeta:
     )
 
 
-def _step(row: Any) -> UsageStep:
+def _step(row: Any) -> UsageStep | None:
+    """A step's usage, or None when its input_tokens is not a whole number (a damaged row)."""
     started = row[3]
+    if not isinstance(row[1], int) or isinstance(row[1], bool):
+        return None
     return UsageStep(
         sequence=int(row[0]),
         input_tokens=int(row[1]),
@@ -169,7 +172,7 @@ class CompactionQueries(SessionStorageCore):
                     .limit(limit)
                 )
             ).all()
-            after = next((c for c in map(_step, candidates) if _made_after(c, meta)), None)
+            after = next((c for c in map(_step, candidates) if c is not None and _made_after(c, meta)), None)
             if after is not None or len(candidates) < limit:
                 break
             seen = int(candidates[-1][0])
@@ -204,25 +207,30 @@ class CompactionQueries(SessionStorageCore):
             return []
         span = last - first + 1
         column = ((raw_t.c.sequence - first) * columns // span).label("col")
-        statement = (
-            select(
-                column,
-                func.min(raw_t.c.sequence),
-                func.max(raw_t.c.sequence),
-                func.count(),
-                func.max(raw_t.c.input_tokens),
-                func.min(raw_t.c.input_tokens),
-            )
-            .where(
-                raw_t.c.session_id == session_id,
-                and_(raw_t.c.sequence >= first, raw_t.c.sequence <= last),
-                raw_t.c.input_tokens.is_not(None),
-            )
-            .group_by(column)
-            .order_by(column)
-        )
 
         async def work(connection: AsyncConnection) -> list[CurveColumn]:
+            recorded: Any = raw_t.c.input_tokens.is_not(None)
+            if connection.dialect.name == "sqlite":
+                # SQLite keeps any value in an INTEGER column: a text or real one would win
+                # max() and spoil its column's figures, so only whole numbers count.
+                recorded = func.typeof(raw_t.c.input_tokens) == "integer"
+            statement = (
+                select(
+                    column,
+                    func.min(raw_t.c.sequence),
+                    func.max(raw_t.c.sequence),
+                    func.count(),
+                    func.max(raw_t.c.input_tokens),
+                    func.min(raw_t.c.input_tokens),
+                )
+                .where(
+                    raw_t.c.session_id == session_id,
+                    and_(raw_t.c.sequence >= first, raw_t.c.sequence <= last),
+                    recorded,
+                )
+                .group_by(column)
+                .order_by(column)
+            )
             return [
                 CurveColumn(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]))
                 for r in (await connection.execute(statement)).all()
