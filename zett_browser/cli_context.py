@@ -12,6 +12,7 @@ and exit status 2. Nothing is written.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import sys
 
@@ -41,7 +42,8 @@ async def _print(storage: SQLSessionStorage, session_id: str, at: int | None, as
         raise context.ContextError(f"no session {session_id} in this store")
     point = await context.locate(storage, session_id, at)
     if as_json:
-        print(await context.export_json(storage, point))
+        # ASCII on a terminal: 8-bit C1 controls and bidi marks in store text stay escaped.
+        print(json.dumps(json.loads(await context.export_json(storage, point)), ensure_ascii=True, indent=1))
         return
     size = await context.estimate(storage, point)
     for line in context_text.report(point, size):

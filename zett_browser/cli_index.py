@@ -95,7 +95,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
                 "snippet": hit.snippet,
                 "spans": [list(span) for span in hit.spans],
             }
-            print(json.dumps(record, ensure_ascii=False))
+            print(json.dumps(record, ensure_ascii=True))  # no raw C1/bidi from store text
         else:
             when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
             print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")

@@ -127,7 +127,7 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
             ],
             "total": _row_json(total.values, total.tokens, total.cost) if total else None,
         }
-        print(json.dumps(document, ensure_ascii=False, indent=1))
+        print(json.dumps(document, ensure_ascii=True, indent=1))  # no raw C1/bidi from store text
         return
     if total is None:
         print(f"no usage recorded{f' since {since}' if since else ''}")
@@ -200,7 +200,7 @@ def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
             "own_models": [_model_json(model) for model in usage.own_models],
             "prices_date": priced_on,
         }
-        print(json.dumps(document, ensure_ascii=False, indent=1))
+        print(json.dumps(document, ensure_ascii=True, indent=1))  # no raw C1/bidi from store text
         return
     print(f"session {one_line(usage.session_id, 80)}{' (ended in a failure)' if usage.failed else ''}")
     rows = []

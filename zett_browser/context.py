@@ -240,7 +240,7 @@ class Estimate:
             self.add("agent", message.content)
         elif isinstance(message, AssistantMessage):
             calls = [{"name": call.name, "arguments": call.arguments} for call in message.tool_calls]
-            text = message.content + (json.dumps(calls, ensure_ascii=False) if calls else "")
+            text = message.content + (json.dumps(calls, ensure_ascii=False, default=repr) if calls else "")
             self.add("assistant", text)
             if message.reasoning:
                 self.add("reasoning", message.reasoning)

@@ -70,7 +70,7 @@ def task_result(message: ToolMessage) -> tuple[str | None, str | None]:
         return None, None
     try:
         value: Any = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None, content or None  # an error text instead of JSON: that is what came back
     if not isinstance(value, dict):
         return None, None

@@ -127,7 +127,7 @@ class ExportDialog(ModalScreen[None]):
     @on(Input.Submitted, "#export-path")
     def action_export(self) -> None:
         request = self.request()
-        if not str(request.path):
+        if not self.query_one("#export-path", Input).value.strip():  # Path("") is "."
             self._status("Give the output file.")
             return
         self.query_one("#export-go", Button).disabled = True

@@ -153,6 +153,7 @@ class MainScreen(CompactionScreen, UsageScreen):
             tree.forget(event.node)
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, orphans=True)
+        self.usage_for(page.items)
 
     def on_session_tree_session_chosen(self, event: SessionTree.SessionChosen) -> None:
         if self.open is None or self.open.node.session_id != event.session.session_id:

@@ -1,0 +1,68 @@
+"""Cases a review of the issue 12-14 work found, kept as permanent tests.
+
+JSON printed to a terminal keeps 8-bit C1 controls and bidi overrides from the store escaped;
+a tool call whose arguments hold bytes does not stop the context's size estimate; a task
+result nested too deep for the JSON parser does not take the page's delegation cards down.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.adversarial.damage import copy_fixture, execute, sha256
+from tests.support import AGENT_RUN_ROOT
+from zett_browser.__main__ import main
+from zett_browser.context import Estimate
+from zett_browser.delegation import task_result
+from zett_browser.model import AssistantMessage, ToolCall, ToolMessage
+
+#: 8-bit CSI and a right-to-left override: both act on a terminal when printed raw.
+HOSTILE = "\u009b31m\u202e"
+
+
+def hostile_store(tmp_path: Path) -> Path:
+    path = copy_fixture("agent_run", tmp_path)
+    execute(
+        path,
+        "update raw_messages set message_json = replace(message_json, 'quick', ?) where session_id = ?",
+        HOSTILE,
+        AGENT_RUN_ROOT,
+    )
+    execute(path, "update agent_sessions set title = ? where id = ?", f"title {HOSTILE}", AGENT_RUN_ROOT)
+    return path
+
+
+def test_context_json_on_stdout_escapes_c1_and_bidi(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = hostile_store(tmp_path)
+    before = sha256(path)
+    assert main(["context", str(path), "--session", AGENT_RUN_ROOT, "--at", "4", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "\u009b" not in out and "\u202e" not in out and "\x1b" not in out
+    assert HOSTILE in json.dumps(json.loads(out), ensure_ascii=False), "the text itself is kept, escaped"
+    assert sha256(path) == before
+
+
+def test_usage_json_on_stdout_escapes_c1_and_bidi(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = hostile_store(tmp_path)
+    index = tmp_path / "index"
+    assert main(["usage", str(path), "--by", "session", "--json", "--index-dir", str(index)]) == 0
+    out = capsys.readouterr().out
+    assert "\u009b" not in out and "\u202e" not in out
+    assert HOSTILE in json.dumps(json.loads(out), ensure_ascii=False)
+
+
+def test_the_context_estimate_counts_a_tool_call_with_bytes_arguments() -> None:
+    estimate = Estimate()
+    message = AssistantMessage(content="x", tool_calls=(ToolCall(id="c1", name="upload", arguments={"data": b"hi"}),))
+    estimate.add_message(message)  # json.dumps of bytes raised TypeError and lost the whole estimate
+    assert sum(estimate.chars.values()) > 1
+
+
+def test_a_task_result_nested_too_deep_is_text_not_a_crash() -> None:
+    deep = "[" * 5000 + "]" * 5000
+    message = ToolMessage(tool_call_id="c1", name="task", content=deep)
+    child, returned = task_result(message)  # RecursionError took every card of the page down
+    assert child is None and returned == deep
