@@ -119,7 +119,8 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
         at = last + 1
     if not 1 <= at <= last + 1:
         raise ContextError(f"--at must be from 1 to {last + 1} (one past the last message #{last}), got {at}")
-    snapshots = await store.list_snapshots(session_id)
+    # Version metadata only: the one summary in force is decoded, not every version's.
+    versions = await store.all_snapshot_versions(session_id)
     when = None
     kind = None
     tokens = None
@@ -131,8 +132,10 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
             if rows[0].sequence == at:
                 kind = _kind(rows[0].message)
                 tokens = rows[0].input_tokens
-    undated = sum(1 for snapshot in snapshots if snapshot.created_at is None) if when is not None else 0
-    return ContextPoint(session_id, at, last, when, in_force(snapshots, when), kind, tokens, undated)
+    undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
+    chosen = in_force(versions, when)
+    snapshot = await store.snapshot_version(session_id, chosen.version) if chosen is not None else None
+    return ContextPoint(session_id, at, last, when, snapshot, kind, tokens, undated)
 
 
 def _kind(message: object) -> str:

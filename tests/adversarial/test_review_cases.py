@@ -66,3 +66,27 @@ def test_a_task_result_nested_too_deep_is_text_not_a_crash() -> None:
     message = ToolMessage(tool_call_id="c1", name="task", content=deep)
     child, returned = task_result(message)  # RecursionError took every card of the page down
     assert child is None and returned == deep
+
+
+async def test_time_travel_decodes_only_the_summary_in_force(tmp_path: Path) -> None:
+    """Review case: ``x`` decoded every snapshot version (2,500 on a long compacted session)."""
+    from zett_browser.context import locate
+    from zett_browser.storage import SQLSessionStorage
+
+    path = copy_fixture("agent_run", tmp_path)
+    storage = SQLSessionStorage.open_for_browsing(path)
+    decoded: list[object] = []
+    real = storage.snapshot_version
+
+    async def counting(session_id: str, version: int | None = None) -> object:
+        decoded.append(version)
+        return await real(session_id, version)
+
+    try:
+        storage.list_snapshots = None  # type: ignore[assignment,method-assign]  # never called now
+        storage.snapshot_version = counting  # type: ignore[assignment,method-assign]
+        point = await locate(storage, AGENT_RUN_ROOT)
+    finally:
+        await storage.close()
+    assert point.snapshot is not None and point.snapshot.version == 3
+    assert decoded == [3], "one summary decoded: the one in force"
