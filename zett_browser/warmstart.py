@@ -24,7 +24,18 @@ from concurrent.futures import Future
 from typing import Any
 
 #: The store methods the warm start may answer.
-SERVED = frozenset({"change_token", "list_roots", "get_node", "raw_bounds", "list_snapshots", "ancestors", "raw_page"})
+SERVED = frozenset(
+    {
+        "change_token",
+        "list_roots",
+        "get_node",
+        "raw_bounds",
+        "all_snapshot_versions",
+        "snapshot_version",
+        "ancestors",
+        "raw_page",
+    }
+)
 
 Key = tuple[Hashable, ...]
 
@@ -120,7 +131,9 @@ class WarmStart:
             await asyncio.gather(
                 self._call("get_node", session),
                 self._call("raw_bounds", session),
-                self._call("list_snapshots", session),
+                # What the screen reads on opening: version metadata and the latest summary.
+                self._call("all_snapshot_versions", session),
+                self._call("snapshot_version", session),
                 self._call("ancestors", session),
                 *(
                     [self._call("raw_page", session, after_sequence=None, limit=self.page_size)]

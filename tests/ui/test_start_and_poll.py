@@ -167,3 +167,18 @@ async def test_following_a_growing_session_lays_nothing_out(tmp_path: Path) -> N
         assert "64 messages" in str(context.render()), "the count is current"
         assert layouts == []
     await writer.close()
+
+
+async def test_every_warm_read_is_one_the_first_screen_uses(tmp_path: Path) -> None:
+    """Review case: after the versions list became metadata, the warm start still decoded every
+    snapshot (``list_snapshots``) that nothing read; each warm result must be taken."""
+    path = store_copy("agent_run", tmp_path)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0)
+    warm = app.warm
+    assert warm is not None
+    warm.thread.join()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert sequences(app), "a first page is shown"
+        left = list(warm._results)  # noqa: SLF001 - what the warm start read and nobody took
+    assert left == [], left
