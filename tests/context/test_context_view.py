@@ -65,6 +65,14 @@ async def test_x_shows_the_context_with_summary_sizes_and_measured_tokens(
             await storage.close()
         assert json.loads(written.read_text(encoding="utf-8")) == expected
         assert [item["kind"] for item in expected] == [5, 2, 3, 4]
+        # Review case: a second `w` (or a file of that name) is never replaced: numbered instead.
+        first = written.read_bytes()
+        written.with_name(written.stem + "-2.json").symlink_to(tmp_path / "elsewhere")
+        await pilot.press("w")
+        await settle(pilot)
+        third = written.with_name(written.stem + "-3.json")
+        assert written.read_bytes() == first and not (tmp_path / "elsewhere").exists()
+        assert json.loads(third.read_text(encoding="utf-8")) == expected
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ContextScreen)

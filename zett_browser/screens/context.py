@@ -37,9 +37,23 @@ from .detail import MessageDetail
 STEP = 100
 
 
-def _write(target: Path, items: list[object]) -> None:
-    """Serialise and write the export (in a thread: a big context is megabytes of JSON)."""
-    target.write_text(context.dump(items) + "\n", encoding="utf-8")
+def _write(directory: Path, name: str, items: list[object]) -> Path:
+    """Serialise and write the export to a new file (in a thread: a big context is megabytes).
+
+    An existing file (or a link) of that name is never replaced: the name is numbered past
+    it (``…-at-N-2.json``), and the file is created exclusively.
+    """
+    text = context.dump(items) + "\n"
+    stem = name.removesuffix(".json")
+    for number in range(1, 1000):
+        target = directory / (name if number == 1 else f"{stem}-{number}.json")
+        try:
+            with target.open("x", encoding="utf-8") as file:
+                file.write(text)
+        except FileExistsError:
+            continue
+        return target
+    raise FileExistsError(f"{directory / name} and 998 numbered names exist already")
 
 
 def export_name(session_id: str, at: int) -> str:
@@ -167,10 +181,10 @@ class ContextScreen(Screen[None]):
         point = self.point
         if point is None:
             return
-        target = (self.export_dir or Path.cwd()) / export_name(self.session_id, point.at)
+        directory, name = self.export_dir or Path.cwd(), export_name(self.session_id, point.at)
         try:
             items = [item async for item in context.envelopes(self.store, point, page=STEP)]
-            await asyncio.to_thread(_write, target, items)
+            target = await asyncio.to_thread(_write, directory, name, items)
         except Exception as error:  # noqa: BLE001 - ContextError, OSError, a failed read: one line
             self.notify(f"Not written: {one_line(error, 300)}", severity="error", markup=False)
             return
