@@ -99,17 +99,23 @@ def _messages(rng: random.Random, count: int) -> Iterator[tuple[int, object, str
             )
 
 
-def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, seed: int = 7) -> None:
-    """Write a new store at ``path`` with about ``messages`` messages."""
+def _new_store(path: Path) -> sqlite3.Connection:
+    """A new file with zett-agent's tables, opened for fast bulk writing (WAL, no syncs)."""
     if path.exists():
         raise FileExistsError(path)
     engine = create_engine(f"sqlite:///{path}")
     metadata.create_all(engine)
     engine.dispose()
-    rng = random.Random(seed)
     db = sqlite3.connect(path)
     db.execute("pragma journal_mode=wal")
     db.execute("pragma synchronous=off")
+    return db
+
+
+def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, seed: int = 7) -> None:
+    """Write a new store at ``path`` with about ``messages`` messages."""
+    db = _new_store(path)
+    rng = random.Random(seed)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     plan: list[tuple[str, str | None, int]] = [(BIG_SESSION, None, big), (FANOUT_ROOT, None, 8)]
     plan += [(new_uuid7(), FANOUT_ROOT, 4) for _ in range(fanout)]
@@ -227,15 +233,8 @@ def build_compacted(path: Path, *, messages: int = 100_000, every: int = 40, see
     the first recorded step after it comes later in time. Assistant steps carry usage
     whose ``input_tokens`` grow with the tail and fall back after each snapshot.
     """
-    if path.exists():
-        raise FileExistsError(path)
-    engine = create_engine(f"sqlite:///{path}")
-    metadata.create_all(engine)
-    engine.dispose()
+    db = _new_store(path)
     rng = random.Random(seed)
-    db = sqlite3.connect(path)
-    db.execute("pragma journal_mode=wal")
-    db.execute("pragma synchronous=off")
     clock = datetime(2026, 2, 1, tzinfo=UTC)
     created = _stamp(clock)
     batch: list[tuple[object, ...]] = []
