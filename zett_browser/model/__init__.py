@@ -1,10 +1,12 @@
 """Provides the typed records and message types shared by storage and UI.
 
-Pure data (dataclasses and pydantic models): importing it loads no database driver and
-no UI toolkit, so widgets can use these types while never importing the storage.
+Pure data (dataclasses, and pydantic models loaded at first use): importing it loads no
+database driver, no pydantic and no UI toolkit, so widgets can use these types while never importing the storage.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .kinds import KIND_LABELS, MESSAGE_TYPES, MessageKind, kind_label, kind_of
 from .messages import (
@@ -28,7 +30,6 @@ from .messages import (
     UserMessage,
 )
 from .records import (
-    ContextSnapshot,
     MessageTiming,
     ModelUsage,
     Page,
@@ -36,11 +37,14 @@ from .records import (
     RawMessageRecord,
     SessionCursor,
     SessionNode,
-    SessionSummary,
     SessionTotals,
-    SessionView,
     SnapshotInfo,
 )
+
+if TYPE_CHECKING:
+    from .documented import ContextSnapshot as ContextSnapshot
+    from .documented import SessionSummary as SessionSummary
+    from .documented import SessionView as SessionView
 
 __all__ = [
     "KIND_LABELS",
@@ -79,3 +83,11 @@ __all__ = [
     "UnreadableMessage",
     "UserMessage",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ContextSnapshot", "SessionSummary", "SessionView"):
+        from . import documented  # pydantic: only when first asked for
+
+        return getattr(documented, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
-
 from .messages import AnyMessage, CompactedMessage, UnreadableMessage
 
 T = TypeVar("T")
@@ -153,60 +151,6 @@ class RawMessageRecord:
         return not self.problems
 
 
-class SessionSummary(BaseModel):
-    """One session's stored identity and display fields, with its message count."""
-
-    # Validators are built at first use, not at import: the browser's start-up never
-    # builds these models, and building them costs tens of milliseconds.
-    model_config = ConfigDict(defer_build=True)
-
-    session_id: str = Field(description="Stable conversation identifier")
-    parent_session_id: str | None = Field(default=None, description="Parent of a delegated session")
-    session_type: int = Field(description="Application-defined session type code")
-    title: str | None = Field(default=None, min_length=1, max_length=200)
-    agent_name: str | None = Field(default=None, min_length=1, max_length=64)
-    message_count: int = Field(description="Number of Raw Log messages")
-    created_at: datetime
-    updated_at: datetime
-
-
-class ContextSnapshot(BaseModel):
-    """One immutable compaction checkpoint: a summary replacing a Raw Log prefix."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    id: str
-    session_id: str
-    version: int
-    compacted_message: CompactedMessage
-    compacted_through_sequence: int
-    created_at: datetime
-    updated_at: datetime
-
-
-class SessionView(BaseModel):
-    """The latest checkpoint and the Raw Log tail after its boundary."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
-
-    parent_session_id: str | None = None
-    session_type: int
-    title: str | None = Field(default=None, min_length=1, max_length=200)
-    agent_name: str | None = Field(default=None, min_length=1, max_length=64)
-    snapshot: ContextSnapshot | None = None
-    raw_tail: SkipValidation[list[RawMessageRecord]] = Field(default_factory=list)
-
-    @property
-    def messages(self) -> list[Any]:
-        """Active model context: the checkpoint, then the tail, minus excluded messages."""
-        checkpoint = [self.snapshot.compacted_message] if self.snapshot is not None else []
-        return [
-            message
-            for message in [*checkpoint, *(record.message for record in self.raw_tail)]
-            if message.include_in_messages
-        ]
-
-
 # ---------------------------------------------------------------------------
 # Browser records
 
@@ -316,3 +260,16 @@ class SessionTotals:
     def total_tokens(self) -> int:
         """Input plus output tokens over the session."""
         return self.input_tokens + self.output_tokens
+
+
+#: The documented pydantic records live in :mod:`.documented`: importing pydantic and
+#: defining them costs ~70 ms, which the first screen (dataclasses only) does not pay.
+_DOCUMENTED = frozenset({"ContextSnapshot", "SessionSummary", "SessionView"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DOCUMENTED:
+        from . import documented
+
+        return getattr(documented, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.records import RawMessageRecord, SessionSummary, SessionView
+from ..model.documented import SessionSummary, SessionView
+from ..model.records import RawMessageRecord
 from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .rows import record_from_row, summary_from_row
 from .validation import session_type_code

@@ -27,8 +27,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
+from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.messages import CompactedMessage
-from ..model.records import ContextSnapshot, SessionSummary
 from . import schema
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError

@@ -24,8 +24,9 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import String, TypeDecorator
 
+from ..model.documented import SessionSummary
 from ..model.messages import CompactedMessage, UnreadableMessage
-from ..model.records import RawMessageRecord, SessionNode, SessionSummary, SnapshotInfo
+from ..model.records import RawMessageRecord, SessionNode, SnapshotInfo
 from .codec import decode_message_leniently
 from .errors import StoreError
 

@@ -15,9 +15,10 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.kinds import MessageKind, kind_of
 from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
-from ..model.records import ContextSnapshot, MessageTiming, ModelUsage, SessionSummary
+from ..model.records import MessageTiming, ModelUsage
 from .codec import encode_messages
 from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .ids import new_uuid7
