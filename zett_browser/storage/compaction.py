@@ -10,6 +10,10 @@ versions on screen only, and the context curve is aggregated per plot column in 
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 

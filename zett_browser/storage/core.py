@@ -13,6 +13,10 @@ dialect-neutral Core, and SQLite's specifics stay in :mod:`.engine`.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping

@@ -7,6 +7,10 @@ index; none decodes more rows than it returns. Rows come back as records with
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime

@@ -20,6 +20,10 @@ start-up asks it for one orphan only.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import dataclasses
 from collections.abc import Sequence
 from datetime import UTC
