@@ -34,10 +34,11 @@ from sqlalchemy.sql.elements import ColumnElement
 from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.messages import CompactedMessage
 from . import schema
+from .convert import lenient_text
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
 from .ids import new_uuid7
-from .rows import StoreDataError, StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
+from .rows import StoreDataError, StoredDateTime, snapshot_info_from_row, summary_from_row
 from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
 

@@ -24,7 +24,7 @@ from sqlalchemy import LargeBinary, Text, and_, cast, literal, or_
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import ColumnElement, Select
 
-from .rows import BadText
+from .convert import BadText
 
 
 @dataclass(frozen=True, slots=True)
