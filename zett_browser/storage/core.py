@@ -98,6 +98,9 @@ class SessionStorageCore:
             conversation at its own pace); defaults to the wall clock.
         ids: Returns the id of each new Raw Log row and snapshot (restoring an export
             keeps the original ids); defaults to a new UUIDv7.
+        sidecars: For a browsed SQLite store, the :class:`SidecarGuard` recorded before
+            anything of this process opened it (``QuickStart.guard``); a guard of another
+            file is ignored.
 
     Construction needs no event loop. Connections are opened by the first awaited call
     and belong to the loop that awaited it; each loop gets its own small pool, so one
@@ -112,6 +115,7 @@ class SessionStorageCore:
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
         ids: Callable[[], str] | None = None,
+        sidecars: SidecarGuard | None = None,
     ) -> None:
         self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._new_id: Callable[[], str] = ids or new_uuid7
@@ -119,8 +123,13 @@ class SessionStorageCore:
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.
         self.path: Path | None = self.target.path
-        #: The -wal/-shm files beside a browsed SQLite store before we opened it.
-        self._sidecars = SidecarGuard.record(self.path) if read_only and self.path is not None else None
+        #: The -wal/-shm files beside a browsed SQLite store before we opened it. A guard
+        #: recorded earlier (the start-up reader's, taken before it opened the store) is
+        #: used as is: recorded now, the reader's sidecars would count as pre-existing.
+        self._sidecars: SidecarGuard | None = None
+        if read_only and self.path is not None:
+            same = sidecars is not None and sidecars.store == self.path.resolve()
+            self._sidecars = sidecars if sidecars is not None and same else SidecarGuard.record(self.path)
         if self.path is not None:
             if read_only:
                 check_sqlite_file(self.path)
@@ -137,9 +146,11 @@ class SessionStorageCore:
         self._nullable: set[tuple[str, str]] | None = None
 
     @classmethod
-    def open_for_browsing(cls, target: str | os.PathLike[str] | URL | None = None) -> Self:
+    def open_for_browsing(
+        cls, target: str | os.PathLike[str] | URL | None = None, *, sidecars: SidecarGuard | None = None
+    ) -> Self:
         """Open a store read-only, checking at once that the file can be browsed."""
-        return cls(target, read_only=True)
+        return cls(target, read_only=True, sidecars=sidecars)
 
     # ------------------------------------------------------------------ plumbing
 

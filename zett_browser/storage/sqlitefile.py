@@ -26,6 +26,8 @@ from .errors import (
     StorePermissionError,
 )
 
+#: zett-agent's default store.
+DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: Busy wait of a writable connection, as zett-agent sets it.
 WRITER_BUSY_TIMEOUT_MS = 5000
