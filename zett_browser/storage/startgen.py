@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import event
 
+from . import schema
 from .browse import SQLiteSessionStorage, SQLSessionStorage
 from .rows import StoredDateTime
 
@@ -99,9 +100,19 @@ def _build_store(path: Path) -> None:
     connection.close()
 
 
-async def _capture(path: Path) -> dict[str, list[Template]]:
+async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[str, str]]]:
+    """Each call's statements, and the columns whose nullability chose them (all NOT NULL here)."""
     storage = SQLSessionStorage(path, read_only=True)
     captured: list[Template] = []
+    asked: list[tuple[str, str]] = []
+    may_be_null = storage._may_be_null
+
+    def recorded_may_be_null(table: str, column: str) -> bool:
+        if (table, column) not in asked:
+            asked.append((table, column))
+        return may_be_null(table, column)
+
+    storage._may_be_null = recorded_may_be_null  # type: ignore[method-assign]
     calls: dict[str, Callable[[], Awaitable[Any]]] = {
         "change_token": lambda: storage.change_token(),
         "list_roots": lambda: storage.list_roots(limit=INTS["roots_page"]),
@@ -121,13 +132,17 @@ async def _capture(path: Path) -> dict[str, list[Template]]:
 
     try:
         await storage.change_token()  # the schema check runs once, before anything is recorded
+        if not storage._has_session_type or any(storage._may_be_null(*pair) for pair in asked):
+            raise SystemExit("startgen: the storage's own schema is not the one the reader expects")
         event.listen(storage._engine().sync_engine, "after_cursor_execute", listen)
         recorded: dict[str, list[Template]] = {}
         for name, call in calls.items():
             captured.clear()
             await call()
             recorded[name] = list(captured)
-        return recorded
+        if any(may_be_null(*pair) for pair in asked):
+            raise SystemExit("startgen: a sort key of the storage's own schema is nullable")
+        return recorded, asked
     finally:
         await storage.close()
 
@@ -153,7 +168,8 @@ def render() -> str:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "startgen.sqlite3"
         _build_store(path)
-        statements = _expect(asyncio.run(_capture(path)))
+        recorded, not_null = asyncio.run(_capture(path))
+        statements = _expect(recorded)
     page = inspect.signature(SQLSessionStorage.all_snapshot_versions).parameters["page"].default
     lines = [
         '"""The first screen\'s SQL as the storage runs it on SQLite: generated, do not edit.',
@@ -172,6 +188,11 @@ def render() -> str:
         "",
         "#: The page size of ``all_snapshot_versions``.",
         f"VERSIONS_PAGE = {page!r}",
+        "#: Tables the storage requires (its schema check), columns it needs, and sort keys the",
+        "#: statements were generated NOT NULL for (a nullable one adds a NULL band: other SQL).",
+        f"REQUIRED_TABLES = {tuple(schema.REQUIRED_TABLES)!r}",
+        f"NEEDS_COLUMNS = {(('agent_sessions', 'session_type'),)!r}",
+        f"NOT_NULL = {tuple(not_null)!r}",
         "",
         "STATEMENTS: dict[str, tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]] = {",
     ]

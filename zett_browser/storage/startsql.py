@@ -14,6 +14,11 @@ from typing import Any
 
 #: The page size of ``all_snapshot_versions``.
 VERSIONS_PAGE = 1000
+#: Tables the storage requires (its schema check), columns it needs, and sort keys the
+#: statements were generated NOT NULL for (a nullable one adds a NULL band: other SQL).
+REQUIRED_TABLES = ('agent_sessions', 'raw_messages', 'session_snapshots')
+NEEDS_COLUMNS = (('agent_sessions', 'session_type'),)
+NOT_NULL = (('agent_sessions', 'updated_at'), ('raw_messages', 'sequence'))
 
 STATEMENTS: dict[str, tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]] = {
     'change_token': (
