@@ -62,11 +62,7 @@ def check(
             future = quick.take(key_of(name, args, kwargs))
             taken[index] = DECLINED if future is None else future.result(TIMEOUT_S)
     quick.finish()
-    storage = open_store(path, sidecars=quick.guard)
-    try:
-        real = asyncio.run(_real(storage, calls))
-    finally:
-        asyncio.run(storage.close())
+    real = asyncio.run(_real(open_store(path, sidecars=quick.guard), calls))
     for index, (name, _args, _kwargs) in enumerate(calls):
         if taken[index] is DECLINED:
             outcome.declined.append(name)
@@ -78,12 +74,16 @@ def check(
 
 
 async def _real(storage: Any, calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
+    """The storage's results (or errors), closed on the same loop (its connections really close)."""
     results = []
-    for name, args, kwargs in calls:
-        try:
-            results.append(await getattr(storage, name)(*args, **kwargs))
-        except Exception as error:  # noqa: BLE001 - compared: a served result can never equal it
-            results.append(error)
+    try:
+        for name, args, kwargs in calls:
+            try:
+                results.append(await getattr(storage, name)(*args, **kwargs))
+            except Exception as error:  # noqa: BLE001 - compared: a served result can never equal it
+                results.append(error)
+    finally:
+        await storage.close()
     return results
 
 
@@ -93,6 +93,6 @@ def real_preflight_ok(path: Path, session: str | None, seq: int | None, guard: A
 
     try:
         storage = open_store(path, sidecars=guard)
+        return asyncio.run(preflight(storage, session, seq)) is None
     except Exception:  # noqa: BLE001 - the CLI reports it: the app does not start
         return False
-    return asyncio.run(preflight(storage, session, seq)) is None

@@ -158,6 +158,12 @@ class QuickStart:
 
     # ------------------------------------------------------------------ futures
 
+    @property
+    def _promised_keys(self) -> list[Key]:
+        """The calls promised so far (for tests: they must be WarmStart's)."""
+        with self._lock:
+            return list(self._promised)
+
     def _promise(self, name: str, *args: Any, **kwargs: Any) -> None:
         future: Future[Any] = Future()
         with self._lock:
@@ -203,7 +209,7 @@ class QuickStart:
         finally:
             with self._lock:
                 connection, self._connection = self._connection, None
-                pending, self._promised = list(self._promised.values()), {}
+                pending = list(self._promised.values())
             if connection is not None:
                 connection.close()
             for future in pending:
