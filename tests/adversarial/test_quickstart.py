@@ -48,6 +48,8 @@ def _bad_text_id(path: Path) -> str | None:
 
 
 def _bad_text_parent(path: Path) -> str:
+    """The parent's id and the child's parent id hold the same bytes: the storage finds it."""
+    d.bad_text(path, "agent_sessions", "id", d.CHILD)
     d.bad_text(path, "agent_sessions", "parent_session_id", d.GRANDCHILD)
     return d.GRANDCHILD
 
@@ -193,6 +195,13 @@ def test_a_bad_text_root_is_not_opened_by_the_reader(tmp_path: Path, monkeypatch
     _bad_text_id(path)
     outcome = check(path)
     assert outcome.served == ["change_token", "list_roots"] and outcome.preflight
+
+
+def test_a_bad_text_parent_is_left_to_the_storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+    path = d.copy_fixture("storage_api", tmp_path)
+    outcome = check(path, session=_bad_text_parent(path))
+    assert outcome.declined == ["ancestors"]
 
 
 def test_damaged_rows_are_served_when_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,6 +115,12 @@ def test_every_session_of_the_fixtures(name: str, tmp_path: Path, exact_decoder:
             assert_exact(check(path, session=session, page_size=page_size))
 
 
+def test_a_short_roots_page_has_the_storages_cursor(tmp_path: Path, exact_decoder: None) -> None:
+    path = copy("storage_api", tmp_path)
+    for roots_page in (1, 2, 6):
+        assert_exact(check(path, roots_page=roots_page, page_size=7))
+
+
 @pytest.mark.parametrize(
     ("session", "seq", "ready"),
     [
