@@ -11,7 +11,6 @@ stay as they were.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -114,6 +113,32 @@ def _integer_id(path: Path) -> str:
     return d.ORPHAN
 
 
+def _row(sequence: int, column: str, value: object) -> Damage:
+    """Set one column of one row on the first root's first page."""
+
+    def damage(path: Path) -> str:
+        d.bad_message_value(path, FIRST_ROOT, sequence, column, value)
+        return FIRST_ROOT
+
+    return damage
+
+
+def _bad_text_raw(sequence: int, column: str) -> Damage:
+    def damage(path: Path) -> str:
+        d.bad_text(path, "raw_messages", column, d.raw_id(path, FIRST_ROOT, sequence))
+        return FIRST_ROOT
+
+    return damage
+
+
+def _session_time(session: str, column: str, value: object) -> Damage:
+    def damage(path: Path) -> str:
+        d.bad_session_time(path, session, column, value)
+        return session
+
+    return damage
+
+
 CASES: dict[str, Damage] = {
     "bad_json": lambda p: _message(p, 1, "{not json"),
     "unknown_kind": lambda p: _message(p, 2, '[{"kind": 99, "data": {"x": 1}}]'),
@@ -122,22 +147,18 @@ CASES: dict[str, Damage] = {
     "deep_json": lambda p: _message(p, 5, d.deep_json(50_000)),
     "blob_message": lambda p: _message(p, 6, b"\x80\x81"),
     "number_message": lambda p: _message(p, 7, 12),
-    "bad_text_message": lambda p: (d.bad_text(p, "raw_messages", "message_json", d.raw_id(p, FIRST_ROOT, 8)), FIRST_ROOT)[1],
-    "bad_text_raw_id": lambda p: (d.bad_text(p, "raw_messages", "id", d.raw_id(p, FIRST_ROOT, 9)), FIRST_ROOT)[1],
-    "bad_metadata": lambda p: (d.bad_message_value(p, FIRST_ROOT, 10, "metadata_json", "[1]"), FIRST_ROOT)[1],
-    "bad_tags": lambda p: (d.bad_message_value(p, FIRST_ROOT, 11, "tags_json", d.deep_json(50_000)), FIRST_ROOT)[1],
+    "bad_text_message": _bad_text_raw(8, "message_json"),
+    "bad_text_raw_id": _bad_text_raw(9, "id"),
+    "bad_metadata": _row(10, "metadata_json", "[1]"),
+    "bad_tags": _row(11, "tags_json", d.deep_json(50_000)),
+    **{f"raw_time_{name}": _row(12, "started_at", value) for name, value in d.BAD_TIMES.items() if value is not None},
     **{
-        f"raw_time_{name}": (lambda value: lambda p: (d.bad_message_value(p, FIRST_ROOT, 12, "started_at", value), FIRST_ROOT)[1])(value)
+        f"session_time_{name}": _session_time(FIRST_ROOT, "created_at", value)
         for name, value in d.BAD_TIMES.items()
         if value is not None
     },
-    **{
-        f"session_time_{name}": (lambda value: lambda p: (d.bad_session_time(p, FIRST_ROOT, "created_at", value), FIRST_ROOT)[1])(value)
-        for name, value in d.BAD_TIMES.items()
-        if value is not None
-    },
-    "activity_garbage": lambda p: (d.bad_session_time(p, d.EMPTY, "updated_at", "zzzz garbage"), d.EMPTY)[1],
-    "null_reasoning_time": lambda p: (d.bad_message_value(p, FIRST_ROOT, 13, "reasoning_started_at", None), FIRST_ROOT)[1],
+    "activity_garbage": _session_time(d.EMPTY, "updated_at", "zzzz garbage"),
+    "null_reasoning_time": _row(13, "reasoning_started_at", None),
     "nullable_sequence": _nullable_sequence,
     "nullable_activity": _nullable_activity,
     "text_sequence": _text_sequence,
