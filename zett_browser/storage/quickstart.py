@@ -144,13 +144,22 @@ class QuickStart:
                 self._connection.interrupt()
 
     def finish(self) -> None:
-        """Serve nothing more and wait until the thread has closed its connection."""
+        """Serve nothing more and wait until the thread has closed its connection.
+
+        Never started: every future handed out is settled (DECLINED) all the same.
+        """
         self.close()
-        if self.thread.is_alive():
+        if self.thread.ident is None:
+            self._run()  # closed: it only settles what was promised
+        elif self.thread.is_alive():
             self.thread.join()
 
     def preflight(self, timeout: float | None = None) -> bool:
-        """True when the store is readable and holds the session (and ``seq``); False: unknown."""
+        """True when the store is readable and holds the session (and ``seq``); False: unknown.
+
+        Blocks until the reader knows (after the session's node, before any page), at most
+        ``timeout`` seconds (then False). Call :meth:`start` first.
+        """
         try:
             return self._preflight.result(timeout)
         except TimeoutError:
@@ -218,6 +227,8 @@ class QuickStart:
             self._answer(False)
 
     def _open(self) -> sqlite3.Connection:
+        if self._closed:
+            raise _Stop
         check_sqlite_file(self.path)
         connection = sqlite3.connect(
             sqlite_uri(self.path, browse_mode(self.path)),
@@ -261,6 +272,8 @@ class QuickStart:
             if session is None or isinstance(session, BadText):
                 return
         node = self._settle("get_node", (session,), {}, lambda: self._node(connection, session))
+        if self.seq is None or not isinstance(node, SessionNode):
+            self._answer(self._ready(node, None))  # the bounds are not needed to know
         bounds = self._settle("raw_bounds", (session,), {}, lambda: self._bounds(connection, session))
         self._answer(self._ready(node, bounds))
         self._settle("all_snapshot_versions", (session,), {}, lambda: self._versions(connection, session))
@@ -276,7 +289,7 @@ class QuickStart:
             return False
         if self.seq is None:
             return True
-        last = None if bounds is DECLINED else bounds.last_sequence
+        last = None if bounds is None or bounds is DECLINED else bounds.last_sequence
         return last is not None and self.seq <= last
 
     # ------------------------------------------------------------------ the calls
