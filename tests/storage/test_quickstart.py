@@ -74,13 +74,27 @@ def test_startsql_is_generated_from_the_storage() -> None:
     )
 
 
-def test_import_loads_no_heavy_module() -> None:
+@pytest.mark.parametrize(
+    "module", ["quickstart", "convert", "shaping", "sqlitefile", "startsql", "fastdecode", "errors", "sidecars"]
+)
+def test_import_loads_no_heavy_module(module: str) -> None:
     code = (
-        "import sys, zett_browser.storage.quickstart\n"
+        f"import sys, zett_browser.storage.{module}\n"
+        "from zett_browser.storage import StoreError, SessionNode\n"
         "print(sorted(m for m in ('sqlalchemy', 'aiosqlite', 'pydantic', 'textual') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_storage_names_still_load_sqlalchemy_without_its_orm() -> None:
+    code = (
+        "import sys\n"
+        "from zett_browser.storage import open_store, SQLiteSessionStorage, SessionSummary\n"
+        "print('sqlalchemy' in sys.modules, 'sqlalchemy.orm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
 
 
 def test_keys_are_the_warm_starts(tmp_path: Path) -> None:
