@@ -129,6 +129,13 @@ def test_every_session_of_the_fixtures(name: str, tmp_path: Path, exact_decoder:
             assert_exact(check(path, session=session, page_size=page_size))
 
 
+def test_limits_the_storage_refuses_are_declined(tmp_path: Path, exact_decoder: None) -> None:
+    """The storage raises ValueError on a limit below 1; the reader must not answer []."""
+    path = copy("storage_api", tmp_path)
+    assert check(path, session=PAGINATION, page_size=0).declined == ["raw_page"]
+    assert check(path, roots_page=0).declined == ["list_roots"]
+
+
 def test_a_short_roots_page_has_the_storages_cursor(tmp_path: Path, exact_decoder: None) -> None:
     path = copy("storage_api", tmp_path)
     for roots_page in (1, 2, 6):

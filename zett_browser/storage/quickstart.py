@@ -366,6 +366,8 @@ class QuickStart:
             connection.rollback()
 
     def _page(self, connection: sqlite3.Connection, session: str) -> list[Any]:
+        if self.page_size < 1:
+            raise _Unsure("the storage refuses this limit")
         rows = self._mappings(connection, "raw_page", session=session, page_size=self.page_size)
         return [record_from_row(row, _decode) for row in rows]
 
