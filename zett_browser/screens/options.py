@@ -48,3 +48,6 @@ class BrowserOptions:
     exporter: ExportService | None = None
     #: Usage totals and cost from the side index (None: ``--no-index``).
     usage: UsageService | None = None
+    #: Called once the first page is painted: work that must not delay the first screen
+    #: starts then (the app opens its SQL storage there, see :mod:`zett_browser.launch`).
+    after_first_page: Callable[[], object] | None = None
