@@ -53,6 +53,8 @@ class ZettBrowserApp(App[None]):
     BINDINGS = bindings("app")
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5
+    #: Longest the first paint waits for the first page (then it shows what is there).
+    FIRST_SCREEN_HOLD = 0.25
 
     def __init__(
         self,
@@ -71,17 +73,38 @@ class ZettBrowserApp(App[None]):
         self.live_speed = 1.0
         self.storage = storage
         self.options = replace(options, follow=True) if live is not None else options
+        self.options = replace(self.options, after_first_page=self.first_page_shown)
+        #: True while the first paint waits for the first page (see :meth:`on_mount`).
+        self._holding = False
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
         store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
+        # The first screen paints whole: frames of empty panes, each a full-screen render,
+        # would only delay the one with the sessions and the first page.
+        self._holding = True
+        self._begin_batch()
+        self.set_timer(self.FIRST_SCREEN_HOLD, self._end_hold)
         self.push_screen(MainScreen(store, self.options))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)
             self.play_live()
+
+    def first_page_shown(self) -> None:
+        """The first page is laid out: paint now; then open the SQL storage if it waits."""
+        self._end_hold()
+        if isinstance(self.storage, LazyStore):
+            self.call_after_refresh(self.storage.preload)
+
+    def _end_hold(self) -> None:
+        if self._holding:
+            self._holding = False
+            self._end_batch()
+            with contextlib.suppress(Exception):  # no screen: the app is exiting
+                self.screen.refresh()
 
     def _restyle(self, _theme: object) -> None:
         """A new theme: resolve the text styles with its colours and repaint what uses them."""
@@ -208,9 +231,7 @@ def make_app(
 
         searching = LazySearch(sql, index_dir)
         options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))
-    if isinstance(storage, LazyStore):
-        options = replace(options, after_first_page=storage.preload)
-    elif warm is None and live is None and sql is not None:
+    if warm is None and not isinstance(storage, LazyStore) and live is None and sql is not None:
         # The first screen's reads start now, on a thread, while Textual starts.
         warm = WarmStart(sql, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
     return ZettBrowserApp(storage, options, live=live, warm=warm)

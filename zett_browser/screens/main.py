@@ -300,7 +300,7 @@ class MainScreen(CompactionScreen, UsageScreen):
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
             if self.options.after_first_page is not None:
-                self.call_after_refresh(self.options.after_first_page)
+                self.options.after_first_page()
             self.call_after_refresh(self.start_deferred_sync)
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
