@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable
 from enum import Enum
 from typing import Any, Final
@@ -139,6 +140,9 @@ _stop_reason: Final = _enum_reader(StopReason)
 _image_detail: Final = _enum_reader(ImageDetail)
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def _dataclass_reader(cls: type[Any], fields: tuple[FieldSpec, ...]) -> Reader:
     """A reader of one dataclass from a JSON object, keeping unknown keys as the reference does."""
     names = frozenset(name for name, _, _ in fields)
@@ -159,7 +163,10 @@ def _dataclass_reader(cls: type[Any], fields: tuple[FieldSpec, ...]) -> Reader:
         except (ValueError, TypeError) as error:
             raise _Decline from error
         if len(value) > len(kwargs):
-            object.__setattr__(obj, _EXTRA, {key: item for key, item in value.items() if key not in names})
+            extras = {key: item for key, item in value.items() if key not in names}
+            if any(_SURROGATE.search(key) for key in extras if not key.isascii()):
+                raise _Decline  # pydantic rejects such a key of a dataclass's input (not of a dict field)
+            object.__setattr__(obj, _EXTRA, extras)
         return obj
 
     return read
