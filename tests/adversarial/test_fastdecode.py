@@ -281,12 +281,17 @@ def test_damaged_rows_are_declined_never_unreadable() -> None:
     for name, payload in ENVELOPES.items():
         result = decode_fast(payload)
         assert not isinstance(result, UnreadableMessage), name
-        if name in {"bytes not a string", "bytes null"}:
-            assert result is None  # the reference raises TypeError on these (see the report)
-        elif result is None:
-            continue
-        else:
+        if result is not None:
             assert not isinstance(decode_message_leniently(payload), UnreadableMessage), name
+
+
+@pytest.mark.parametrize("value", ["5", "null", "[]", "{}"])
+def test_the_reference_reads_a_bytes_value_that_is_not_text_as_unreadable(value: str) -> None:
+    """It raised TypeError from its JSON hook and took the page down; now it explains the row."""
+    payload = '[{"kind": 1, "data": {"content": "x", "attributes": {"b": {"__kcs_bytes__": ' + value + "}}}}]"
+    message = decode_message_leniently(payload)
+    assert isinstance(message, UnreadableMessage) and "not valid JSON" in message.error
+    assert decode_fast(payload) is None
 
 
 def _nested(depth: int) -> str:
