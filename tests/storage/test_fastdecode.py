@@ -20,10 +20,18 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bigstore import build
+from benchmarks.bigstore import build, build_compacted, build_heavy
 from tests.support import FIXTURES
 from zett_browser.demo import build_demo_store
-from zett_browser.model.messages import AssistantMessage, StopInfo, StopReason, TextContent, ToolCall, UserMessage
+from zett_browser.model.messages import (
+    AssistantMessage,
+    CompactedMessage,
+    StopInfo,
+    StopReason,
+    TextContent,
+    ToolCall,
+    UserMessage,
+)
 from zett_browser.storage import codec, fastdecode
 from zett_browser.storage.codec import decode_message_leniently
 from zett_browser.storage.fastdecode import decode_fast
@@ -140,12 +148,15 @@ async def test_every_envelope_of_the_demo_store_decodes_exactly(tmp_path: Path) 
     assert {"AgentMessage", "CompactedMessage", "ToolMessage"} <= kinds
 
 
-def test_every_envelope_of_a_benchmark_store_decodes_exactly(tmp_path: Path) -> None:
-    path = tmp_path / "bench.sqlite3"
-    build(path, messages=1_500, sessions=12, big=400, fanout=3)
-    payloads = stored_payloads(path)
-    assert len(payloads) > 1_500
-    _assert_all_exact(payloads)
+def test_every_envelope_of_the_benchmark_stores_decodes_exactly(tmp_path: Path) -> None:
+    build(tmp_path / "bench.sqlite3", messages=1_500, sessions=12, big=400, fanout=3)
+    build_compacted(tmp_path / "compacted.sqlite3", messages=400)
+    build_heavy(tmp_path / "heavy.sqlite3", messages=5)
+    for name in ("bench", "compacted", "heavy"):
+        payloads = stored_payloads(tmp_path / f"{name}.sqlite3")
+        _assert_all_exact(payloads)
+        if name != "heavy":
+            assert any(isinstance(decode_fast(payload), CompactedMessage) for payload in payloads)
 
 
 FIELD_TYPES = {
