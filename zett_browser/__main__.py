@@ -7,9 +7,12 @@ up to date in the background unless ``--no-index``);
 ``--live`` a scripted conversation keeps being written and compacted while you watch.
 
 Bad input is one line on stderr and exit status 2, with nothing created: argparse's own
-errors too (:class:`OneLineParser`). The start-up check opens the store with
-:func:`open_store` and runs :func:`preflight` before Textual is even imported; the app is
-built only when it will run. Every value printed goes through :func:`zett_browser.text.clean`
+errors too (:class:`OneLineParser`). The start-up check runs before Textual is even
+imported and the app is built only when it will run: for a SQLite file the start-up reader
+(:func:`zett_browser.launch.begin`) checks the store and goes on reading the first screen
+while Textual loads; when it cannot vouch for the store, :func:`open_store` and
+:func:`preflight` give the one-line error (SQLAlchemy is imported only then, or after the
+first paint). Every value printed goes through :func:`zett_browser.text.clean`
 (a store path or a title may hold ESC), and every secret of a URL is masked, also in
 ``--debug`` tracebacks.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib
 import re
 import shutil
@@ -26,12 +30,15 @@ import tempfile
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
-from .storage import SQLSessionStorage, StoreError, open_store
-from .storage.target import Target, scrub
+from .launch import LazyStore, begin, lazy_store
 from .text import clean
+
+if TYPE_CHECKING:
+    from .storage import SQLSessionStorage
+    from .warmstart import Warm
 
 PROG = "zett-browser"
 #: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
@@ -131,6 +138,8 @@ def secrets_of(store: str | None) -> tuple[str, ...]:
     try:
         from sqlalchemy.engine import make_url
 
+        from .storage.target import Target
+
         return Target(None, make_url(store)).secrets
     except Exception:  # noqa: BLE001 - a malformed URL: fall back to a pattern
         found = re.findall(r"://[^/@]*?:([^/@]+)@", store)
@@ -140,6 +149,8 @@ def secrets_of(store: str | None) -> tuple[str, ...]:
 
 def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> int:
     """Print ``error`` as one line (after a scrubbed traceback with ``--debug``); return 2."""
+    from .storage.target import scrub
+
     if debug:
         trace = "".join(traceback.format_exception(error))
         print(clean(scrub(trace, secrets)).rstrip("\n"), file=sys.stderr)
@@ -192,6 +203,7 @@ def build_demo_parser() -> argparse.ArgumentParser:
 def run_demo(argv: list[str]) -> int:
     """Write the demo store, then browse it read-only like any other store."""
     from .demo import build_demo_store, demo_path_problem
+    from .storage import StoreError, open_store
 
     args = build_demo_parser().parse_args(argv)
     if args.path is not None and (problem := demo_path_problem(args.path)) is not None:
@@ -262,7 +274,7 @@ async def fold_demo_wal(path: Path) -> None:
 
 
 def run_app(
-    storage: SQLSessionStorage,
+    storage: SQLSessionStorage | LazyStore,
     *,
     session: str | None,
     seq: int | None,
@@ -271,12 +283,14 @@ def run_app(
     index: bool = True,
     index_dir: Path | None = None,
     search: str | None = None,
+    warm: Warm | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
     from .warmstart import WarmStart
 
-    # The first screen's reads start before Textual and the app's modules are imported.
-    warm = None if live else WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
+    if warm is None and not live and not isinstance(storage, LazyStore):
+        # The first screen's reads start before Textual and the app's modules are imported.
+        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
     from .app import make_app
 
     app = make_app(
@@ -326,16 +340,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{PROG}: --search: {one_line(error)}", file=sys.stderr)
             return 2
     secrets = secrets_of(args.store)
-    try:
-        storage = open_store(args.store)
-        problem = asyncio.run(preflight(storage, args.session, args.seq))
-    except StoreError as error:
-        return report(error, debug=args.debug, secrets=secrets)
-    if problem is not None:
-        print(f"{PROG}: {one_line(scrub(problem, secrets))}", file=sys.stderr)
-        return 2
-    return run_app(
-        storage,
+    run = functools.partial(
+        run_app,
         session=args.session,
         seq=args.seq,
         page_size=args.page_size,
@@ -344,6 +350,25 @@ def main(argv: list[str] | None = None) -> int:
         index_dir=args.index_dir,
         search=args.search,
     )
+    # A SQLite file: its first screen is read from now on, while Textual and the app load.
+    quick = begin(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
+    if quick is not None:
+        if quick.preflight():
+            return run(lazy_store(args.store, quick), warm=quick)
+        quick.finish()  # it cannot vouch for the store: the storage says what is wrong
+    from .storage import StoreError, open_store
+    from .storage.target import scrub
+
+    try:
+        # The start-up reader's record of the -wal/-shm files: what it created is ours to remove.
+        storage = open_store(args.store) if quick is None else open_store(args.store, sidecar_guard=quick.guard)
+        problem = asyncio.run(preflight(storage, args.session, args.seq))
+    except StoreError as error:
+        return report(error, debug=args.debug, secrets=secrets)
+    if problem is not None:
+        print(f"{PROG}: {one_line(scrub(problem, secrets))}", file=sys.stderr)
+        return 2
+    return run(storage)
 
 
 if __name__ == "__main__":

@@ -21,22 +21,25 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from .keymap import bindings, keys
+from .launch import LazyStore, begin, lazy_store, sqlite_path
 from .lifecycle import install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
 from .screens.watch import ROOTS_PAGE
-from .storage import SQLSessionStorage, StoreConnectionError, open_store
-from .warmstart import WarmStart, WarmStore
+from .warmstart import Warm, WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
+    from .storage import SQLSessionStorage
 
 
 def is_connection_failure(error: BaseException) -> bool:
     """True when ``error`` means the database server cannot be reached right now."""
+    from .storage.errors import StoreConnectionError  # loaded: the storage raised ``error``
+
     return isinstance(error, StoreConnectionError)
 
 
@@ -50,6 +53,8 @@ class ZettBrowserApp(App[None]):
     BINDINGS = bindings("app")
     #: Seconds between live-demo steps at speed 1.
     LIVE_STEP_SECONDS = 1.5
+    #: Longest the first paint waits for the first page (then it shows what is there).
+    FIRST_SCREEN_HOLD = 0.25
 
     def __init__(
         self,
@@ -57,7 +62,7 @@ class ZettBrowserApp(App[None]):
         options: BrowserOptions,
         *,
         live: LiveDemo | None = None,
-        warm: WarmStart | None = None,
+        warm: Warm | None = None,
     ) -> None:
         super().__init__()
         #: The first screen's reads, already running on a thread (None: read on the loop).
@@ -68,17 +73,38 @@ class ZettBrowserApp(App[None]):
         self.live_speed = 1.0
         self.storage = storage
         self.options = replace(options, follow=True) if live is not None else options
+        self.options = replace(self.options, after_first_page=self.first_page_shown)
+        #: True while the first paint waits for the first page (see :meth:`on_mount`).
+        self._holding = False
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
         store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
+        # The first screen paints whole: frames of empty panes, each a full-screen render,
+        # would only delay the one with the sessions and the first page.
+        self._holding = True
+        self._begin_batch()
+        self.set_timer(self.FIRST_SCREEN_HOLD, self._end_hold)
         self.push_screen(MainScreen(store, self.options))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)
             self.play_live()
+
+    def first_page_shown(self) -> None:
+        """The first page is laid out: paint now; then open the SQL storage if it waits."""
+        self._end_hold()
+        if isinstance(self.storage, LazyStore):
+            self.call_after_refresh(self.storage.preload)
+
+    def _end_hold(self) -> None:
+        if self._holding:
+            self._holding = False
+            self._end_batch()
+            with contextlib.suppress(Exception):  # no screen: the app is exiting
+                self.screen.refresh()
 
     def _restyle(self, _theme: object) -> None:
         """A new theme: resolve the text styles with its colours and repaint what uses them."""
@@ -157,7 +183,7 @@ def make_app(
     index: bool = False,
     index_dir: Path | None = None,
     search: str | None = None,
-    warm: WarmStart | None = None,
+    warm: Warm | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
 
@@ -172,7 +198,20 @@ def make_app(
     """
     if page_size < 1:
         raise ValueError("page size must be positive")
-    storage = open_store(store) if store is None or isinstance(store, str | os.PathLike) else store
+    if isinstance(store, str | os.PathLike) or store is None:
+        if warm is None and live is None and sqlite_path(store) is not None:
+            # A SQLite file: the first screen is read now, on a thread, without SQLAlchemy;
+            # the storage itself opens after the first paint (see zett_browser.launch).
+            quick = begin(store, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE)
+            if quick is not None:
+                storage: BrowsingStore = lazy_store(store, quick)
+                warm = quick
+        if warm is None:
+            from .storage import open_store
+
+            storage = open_store(store)
+    else:
+        storage = store
     options = BrowserOptions(
         session=session,
         seq=seq,
@@ -182,16 +221,24 @@ def make_app(
     )
     if clock is not None:
         options = replace(options, clock=clock)
-    if isinstance(storage, SQLSessionStorage):
-        from .export.service import StoreExporter
+    sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
+    if sql is not None:
+        from .lazysearch import LazyExporter
 
-        options = replace(options, exporter=StoreExporter(storage))
-    if index and isinstance(storage, SQLSessionStorage):
+        options = replace(options, exporter=LazyExporter(sql))
+    if index and sql is not None:
         from .lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 
-        searching = LazySearch(storage, index_dir)
+        searching = LazySearch(sql, index_dir)
         options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))
-    if warm is None and live is None and isinstance(storage, SQLSessionStorage):
+    if warm is None and not isinstance(storage, LazyStore) and live is None and sql is not None:
         # The first screen's reads start now, on a thread, while Textual starts.
-        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
+        warm = WarmStart(sql, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
     return ZettBrowserApp(storage, options, live=live, warm=warm)
+
+
+def _sql_storage(store: BrowsingStore) -> SQLSessionStorage | None:
+    """``store`` when it is the SQL storage (whose module is then loaded already), else None."""
+    from .storage import SQLSessionStorage
+
+    return store if isinstance(store, SQLSessionStorage) else None

@@ -1,29 +1,41 @@
-"""Provides the search and usage services that import the side index when first used.
+"""Provides the search, usage and export services that import their modules when first used.
 
 The side index (``zett_browser.index``, ``searching``) costs ~50–90 ms to import, and its
 first sync starts only after the first page is painted: :func:`make_app` hands the
 screen a :class:`LazySearch`, which builds the real :class:`~.searching.IndexSearch` at
 its first call, and a :class:`LazyUsage` reading that same index (one sync for both).
-Every call is passed on unchanged.
+Every call is passed on unchanged. :class:`LazyExporter` does the same for the exporter
+(the export package imports the SQL storage: it loads when the first export starts).
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .launch import LazyStore, resolve
+
 if TYPE_CHECKING:
+    from .model.export import ExportRequest
     from .model.usage import SessionUsage, TreeSort
     from .searching import IndexSearch
     from .storage import SQLSessionStorage
     from .usage_service import IndexUsage
 
 
+def _import_index() -> None:
+    """Import the index's service modules (the first sync then builds on them at once)."""
+    for name in ("zett_browser.searching", "zett_browser.usage_service"):
+        importlib.import_module(name)
+
+
 class LazySearch:
     """An :class:`~.searching.IndexSearch` built on first use."""
 
-    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore, directory: Path | None = None) -> None:
         self._storage = storage
         self._directory = directory
         self._real: IndexSearch | None = None
@@ -33,7 +45,10 @@ class LazySearch:
         if self._real is None:
             from .searching import IndexSearch
 
-            self._real = IndexSearch(self._storage, self._directory)
+            storage = self._storage
+            if isinstance(storage, LazyStore):  # opened after the first paint: wait for it here
+                storage = storage.loaded()
+            self._real = IndexSearch(storage, self._directory)
         return self._real
 
     @property
@@ -47,8 +62,13 @@ class LazySearch:
     def check(self, text: str) -> None:
         self.service().check(text)
 
-    def steps(self) -> AsyncIterator[Any]:
-        return self.service().steps()
+    async def steps(self) -> AsyncIterator[Any]:
+        await resolve(self._storage)  # the first sync waits for the storage without blocking the loop
+        if self._real is None:
+            # The index and its price table (~100 ms) are imported on a thread, not on the loop.
+            await asyncio.to_thread(_import_index)
+        async for step in self.service().steps():
+            yield step
 
     async def search(self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100) -> Any:
         return await self.service().search(text, after=after, session=session, limit=limit)
@@ -94,3 +114,15 @@ class LazyUsage:
 
     async def complete(self) -> bool:
         return await self.service().complete()
+
+
+class LazyExporter:
+    """The app's :class:`~.export.service.StoreExporter`, imported at the first export."""
+
+    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
+        self._storage = storage
+
+    async def export(self, request: ExportRequest) -> str:
+        from .export.service import StoreExporter
+
+        return await StoreExporter(self._storage).export(request)

@@ -21,7 +21,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Protocol
 
 #: The store methods the warm start may answer.
 SERVED = frozenset(
@@ -38,6 +38,18 @@ SERVED = frozenset(
 )
 
 Key = tuple[Hashable, ...]
+
+
+class _Declined:
+    """The type of :data:`DECLINED`."""
+
+    def __repr__(self) -> str:
+        return "DECLINED"
+
+
+#: A warm result meaning "not read here, ask the store": the start-up reader
+#: (:mod:`zett_browser.storage.quickstart`) could not be sure its answer equals the store's.
+DECLINED = _Declined()
 
 
 def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
@@ -146,10 +158,20 @@ class WarmStart:
             await self.store.release_loop()
 
 
+class Warm(Protocol):
+    """First-screen reads running beside the app: :class:`WarmStart`, or the SQLite start-up reader."""
+
+    def take(self, key: Key) -> Future[Any] | None: ...
+
+    def close(self) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 class WarmStore:
     """The store for the first screen: warm results first, the store itself otherwise."""
 
-    def __init__(self, store: Any, warm: WarmStart) -> None:
+    def __init__(self, store: Any, warm: Warm) -> None:
         self._store = store
         self._warm = warm
         self._tokens = 0
@@ -167,8 +189,10 @@ class WarmStore:
                 if self._tokens > 1:
                     self._warm.close()  # the first poll: from now on the store as it is
             future = self._warm.take(key_of(name, args, kwargs))
-            if future is None:
-                return await method(*args, **kwargs)
-            return await asyncio.wrap_future(future)
+            if future is not None:
+                result = await asyncio.wrap_future(future)
+                if result is not DECLINED:
+                    return result
+            return await method(*args, **kwargs)
 
         return call

@@ -40,8 +40,7 @@ async def test_the_warm_start_shows_the_same_first_screen(tmp_path: Path) -> Non
         app = make_app(str(path), clock=frozen_clock, poll_interval=0)
         if not warm:
             assert app.warm is not None
-            app.warm.thread.join()
-            app.warm.close()  # nothing served: every read on the loop, as before
+            app.warm.finish()  # nothing served: every read on the loop, as before
         async with app.run_test(size=(160, 45)) as pilot:
             await settle(pilot)
             tree = app.screen.query_one(SessionTree)
@@ -56,7 +55,7 @@ async def test_a_warm_result_never_answers_after_the_first_poll(tmp_path: Path) 
     path = store_copy("agent_run", tmp_path)
     storage = open_store(path)
     app = make_app(storage, clock=frozen_clock, poll_interval=0)
-    warm = app.warm
+    warm: Any = app.warm
     assert warm is not None
     warm.thread.join()
     store = WarmStore(storage, warm)
@@ -174,7 +173,7 @@ async def test_every_warm_read_is_one_the_first_screen_uses(tmp_path: Path) -> N
     snapshot (``list_snapshots``) that nothing read; each warm result must be taken."""
     path = store_copy("agent_run", tmp_path)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0)
-    warm = app.warm
+    warm: Any = app.warm
     assert warm is not None
     warm.thread.join()
     async with app.run_test(size=(160, 45)) as pilot:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..launch import LazyStore, resolve
 from ..model.export import ExportRequest
-from ..storage import SQLSessionStorage
 from . import ExportOptions
 from .files import describe, export_file
+
+if TYPE_CHECKING:
+    from ..storage import SQLSessionStorage
 
 
 class StoreExporter:
     """Exports from the store the app browses, on the app's loop (the storage's pool)."""
 
-    def __init__(self, storage: SQLSessionStorage) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
         self.storage = storage
 
     async def export(self, request: ExportRequest) -> str:
@@ -25,5 +30,5 @@ class StoreExporter:
             redact=request.redact,
         )
         path = request.path.expanduser().absolute()  # the notification says exactly where
-        report = await export_file(self.storage, request.session_id, options, path, force=request.force)
+        report = await export_file(await resolve(self.storage), request.session_id, options, path, force=request.force)
         return describe(report, path)

@@ -12,8 +12,6 @@ from textual import work
 from ..model import SnapshotInfo
 from ..widgets.inspector import Inspector
 from ..widgets.versions import VersionList
-from .diff import DiffScreen
-from .ledger import LedgerScreen
 from .watch import Failed, WatchingScreen
 
 
@@ -30,6 +28,8 @@ class CompactionScreen(WatchingScreen):
             if boundary is not None:
                 self.show_boundary(boundary)
 
+        from .ledger import LedgerScreen  # a screen's module loads when it first opens
+
         self.app.push_screen(LedgerScreen(self.store, state.node), closed)
 
     def show_boundary(self, boundary: int) -> None:
@@ -43,6 +43,8 @@ class CompactionScreen(WatchingScreen):
 
     def on_version_list_diff_wanted(self, event: VersionList.DiffWanted) -> None:
         if self.open is not None:
+            from .diff import DiffScreen
+
             self.app.push_screen(DiffScreen(self.store, self.open.node.session_id, event.older, event.newer))
 
     @work(exclusive=True, group="saved-tokens", exit_on_error=False)
@@ -59,6 +61,8 @@ class CompactionScreen(WatchingScreen):
 
     async def _refresh_open_session(self) -> None:
         await super()._refresh_open_session()
+        from .ledger import LedgerScreen  # loaded already when one is open
+
         for screen in self.app.screen_stack:
             if isinstance(screen, LedgerScreen) and self.open is not None:
                 if screen.session.session_id == self.open.node.session_id:

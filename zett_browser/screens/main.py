@@ -34,9 +34,6 @@ from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
 from .calls import NotACall, call_ids, child_of, find_partner
 from .compaction import CompactionScreen
-from .detail import MessageDetail
-from .export import ExportDialog
-from .help import HelpScreen
 from .indexing import IndexLine
 from .outside import take_record
 from .reads import read_window
@@ -302,6 +299,8 @@ class MainScreen(CompactionScreen, UsageScreen):
         if not self._started:
             self._started = True
             self.call_after_refresh(_freeze_startup_objects)
+            if self.options.after_first_page is not None:
+                self.options.after_first_page()
             self.call_after_refresh(self.start_deferred_sync)
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
@@ -433,6 +432,8 @@ class MainScreen(CompactionScreen, UsageScreen):
         elif self.open is not None:
             node = self.open.node
             name = node.title or node.label_hint or node.agent_name or node.session_id
+            from .export import ExportDialog  # a screen's module loads when it first opens
+
             self.app.push_screen(ExportDialog(self.options.exporter, node.session_id, name))
 
     def action_back(self) -> None:
@@ -443,6 +444,8 @@ class MainScreen(CompactionScreen, UsageScreen):
             self.open_session_by_id(self.open.node.parent_session_id, None)
 
     def action_help(self) -> None:
+        from .help import HelpScreen
+
         self.app.push_screen(HelpScreen(self.options.search.syntax if self.options.search else None))
 
     def show_hit(self, session_id: str, sequence: int) -> None:
@@ -454,6 +457,8 @@ class MainScreen(CompactionScreen, UsageScreen):
     def on_raw_log_view_record_opened(self, event: RawLogView.RecordOpened) -> None:
         record = event.record
         title = f"#{record.sequence} {kind_name(record)}"
+        from .detail import MessageDetail
+
         self.app.push_screen(MessageDetail(title, partial(full_text, record)))  # formatted in a thread
 
     @work(exclusive=True, group="session", exit_on_error=False)
@@ -490,6 +495,8 @@ class MainScreen(CompactionScreen, UsageScreen):
         )
 
     def on_inspector_summary_opened(self, event: Inspector.SummaryOpened) -> None:
+        from .detail import MessageDetail
+
         snapshot = event.snapshot
         # Formatted (10 MB cleaned) in the detail screen's thread, not here.
         self.app.push_screen(

@@ -48,3 +48,6 @@ class BrowserOptions:
     exporter: ExportService | None = None
     #: Usage totals and cost from the side index (None: ``--no-index``).
     usage: UsageService | None = None
+    #: Called once, when the first page has been laid out: the app paints the first screen
+    #: then, and starts what must not delay it (see :meth:`ZettBrowserApp.first_page_shown`).
+    after_first_page: Callable[[], object] | None = None

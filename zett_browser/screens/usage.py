@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -25,8 +26,9 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree, node_label
 from .calls import find_partner
 from .indexing import IndexingScreen
-from .timing import Chosen, TimingScreen
-from .usage_details import UsageDetails
+
+if TYPE_CHECKING:
+    from .timing import Chosen
 
 #: ``task`` calls per page whose result is looked for past the page (each a bounded walk).
 MAX_RESULT_LOOKUPS = 4
@@ -57,6 +59,8 @@ class UsageScreen(IndexingScreen):
         if self.open is None:
             self.notify("Open a session first", markup=False)
             return
+        from .timing import TimingScreen  # a screen's module loads when it first opens
+
         self.app.push_screen(TimingScreen(self.store, self.open.node, self.fetch), self._timing_closed)
 
     def _timing_closed(self, chosen: Chosen | None) -> None:
@@ -185,6 +189,8 @@ class UsageScreen(IndexingScreen):
         if node is None:
             self.notify("Select a session in the tree first", markup=False)
             return
+        from .usage_details import UsageDetails
+
         self.app.push_screen(UsageDetails(node, service))
 
 
