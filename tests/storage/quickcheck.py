@@ -62,7 +62,7 @@ def check(
             future = quick.take(key_of(name, args, kwargs))
             taken[index] = DECLINED if future is None else future.result(TIMEOUT_S)
     quick.finish()
-    real = asyncio.run(_real(open_store(path, sidecars=quick.guard), calls))
+    real = asyncio.run(_real(open_store(path, sidecar_guard=quick.guard), calls))
     for index, (name, _args, _kwargs) in enumerate(calls):
         if taken[index] is DECLINED:
             outcome.declined.append(name)
@@ -92,7 +92,7 @@ def real_preflight_ok(path: Path, session: str | None, seq: int | None, guard: A
     from zett_browser.__main__ import preflight
 
     try:
-        storage = open_store(path, sidecars=guard)
+        storage = open_store(path, sidecar_guard=guard)
         return asyncio.run(preflight(storage, session, seq)) is None
     except Exception:  # noqa: BLE001 - the CLI reports it: the app does not start
         return False

@@ -2,9 +2,9 @@
 
 Stores: every zett-agent-written fixture, the demo store, small benchmark builds (a
 compacted session with over 1,000 snapshot versions: two pages of version metadata).
-``exact_decoder`` stands the storage's own decoder in for the fast one, so these tests
-check the reader's SQL, rows and shaping whatever the fast decoder vouches for; the
-``healthy stores decline nothing`` test uses the real fast decoder.
+All healthy: with the real fast decoder nothing is declined, and every result equals the
+storage's (:func:`tests.storage.quickcheck.check` compares each one). Damaged stores,
+where declining is allowed, are in tests/adversarial/test_quickstart.py.
 """
 
 from __future__ import annotations
@@ -16,30 +16,22 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmarks.bigstore import BIG_SESSION, COMPACTED_SESSION, build, build_compacted
 from tests.storage.quickcheck import Outcome, check, real_preflight_ok
-from tests.support import CHECKPOINTED, CHILD, EMPTY, FIXTURES, GRANDCHILD, KITCHEN_SINK, ORPHAN, PAGINATION
+from tests.support import EMPTY, FIXTURES, KITCHEN_SINK, ORPHAN, PAGINATION
 from zett_browser import warmstart
 from zett_browser.demo import build_demo_store
-from zett_browser.storage import fastdecode, open_store, quickstart, startgen
-from zett_browser.storage.codec import decode_message_leniently
+from zett_browser.storage import open_store, startgen
 from zett_browser.storage.quickstart import DECLINED, QuickStart, key_of
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_STORES = sorted(path.stem for path in FIXTURES.glob("*.sqlite3"))
 #: Stores the statements were not generated for: everything is declined.
 FOREIGN_SCHEMA = {"legacy_no_session_type"}
-
-
-@pytest.fixture
-def exact_decoder(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
-    yield
 
 
 def copy(name: str, directory: Path) -> Path:
@@ -114,7 +106,7 @@ def test_keys_are_the_warm_starts(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", FIXTURE_STORES)
-def test_fixture_stores_first_screen(name: str, tmp_path: Path, exact_decoder: None) -> None:
+def test_fixture_stores_first_screen(name: str, tmp_path: Path) -> None:
     outcome = check(copy(name, tmp_path))
     assert_exact(outcome, declines=name in FOREIGN_SCHEMA)
     if name in FOREIGN_SCHEMA:
@@ -122,21 +114,21 @@ def test_fixture_stores_first_screen(name: str, tmp_path: Path, exact_decoder: N
 
 
 @pytest.mark.parametrize("name", sorted(set(FIXTURE_STORES) - FOREIGN_SCHEMA))
-def test_every_session_of_the_fixtures(name: str, tmp_path: Path, exact_decoder: None) -> None:
+def test_every_session_of_the_fixtures(name: str, tmp_path: Path) -> None:
     path = copy(name, tmp_path)
     for session in sessions_of(path):
         for page_size in (1, 50):
             assert_exact(check(path, session=session, page_size=page_size))
 
 
-def test_limits_the_storage_refuses_are_declined(tmp_path: Path, exact_decoder: None) -> None:
+def test_limits_the_storage_refuses_are_declined(tmp_path: Path) -> None:
     """The storage raises ValueError on a limit below 1; the reader must not answer []."""
     path = copy("storage_api", tmp_path)
     assert check(path, session=PAGINATION, page_size=0).declined == ["raw_page"]
     assert check(path, roots_page=0).declined == ["list_roots"]
 
 
-def test_a_short_roots_page_has_the_storages_cursor(tmp_path: Path, exact_decoder: None) -> None:
+def test_a_short_roots_page_has_the_storages_cursor(tmp_path: Path) -> None:
     path = copy("storage_api", tmp_path)
     for roots_page in (1, 2, 6):
         assert_exact(check(path, roots_page=roots_page, page_size=7))
@@ -161,23 +153,14 @@ def test_preflight_matches_the_storage(session: str, seq: int | None, ready: boo
     assert real_preflight_ok(path, session, seq, quick.guard) is ready
 
 
-def test_healthy_stores_decline_nothing_with_the_fast_decoder(tmp_path: Path) -> None:
-    if getattr(fastdecode, "__doc__", "").startswith("Stub"):
-        pytest.skip("the fast decoder is still the stub (fastdec not merged)")
-    path = copy("storage_api", tmp_path)
-    for session in (None, KITCHEN_SINK, CHECKPOINTED, CHILD, GRANDCHILD, ORPHAN, PAGINATION):
-        assert_exact(check(path, session=session))
-    assert_exact(check(copy("agent_run", tmp_path)))
-
-
-def test_demo_store(tmp_path: Path, exact_decoder: None) -> None:
+def test_demo_store(tmp_path: Path) -> None:
     path = asyncio.run(build_demo_store(tmp_path / "demo.sqlite3"))
     assert_exact(check(path))
     for session in sessions_of(path):
         assert_exact(check(path, session=session, page_size=200))
 
 
-def test_bigstore_and_a_long_compacted_session(tmp_path: Path, exact_decoder: None) -> None:
+def test_bigstore_and_a_long_compacted_session(tmp_path: Path) -> None:
     big = tmp_path / "big.sqlite3"
     build(big, messages=3_000, sessions=120, big=1_000, fanout=20)
     assert_exact(check(big))
@@ -232,7 +215,7 @@ def test_store_locked_by_a_writer_gives_unknown_after_the_busy_timeout(tmp_path:
         writer.close()
 
 
-def test_a_live_writer_is_read_as_committed(tmp_path: Path, exact_decoder: None) -> None:
+def test_a_live_writer_is_read_as_committed(tmp_path: Path) -> None:
     """A writer (WAL) that committed rows and holds more uncommitted: the committed ones are read."""
     path = copy("storage_api", tmp_path)
     writer = sqlite3.connect(path, isolation_level=None)
@@ -267,7 +250,7 @@ def test_a_live_writer_is_read_as_committed(tmp_path: Path, exact_decoder: None)
         writer.close()
 
 
-def test_a_writer_appending_from_another_process(tmp_path: Path, exact_decoder: None) -> None:
+def test_a_writer_appending_from_another_process(tmp_path: Path) -> None:
     """Reads while another process appends stay exact or declined, never fail or hang."""
     path = copy("storage_api", tmp_path)
     script = (
@@ -295,7 +278,7 @@ def listing(directory: Path) -> list[str]:
     return sorted(entry.name for entry in directory.iterdir())
 
 
-def test_store_and_directory_unchanged_with_the_guard(tmp_path: Path, exact_decoder: None) -> None:
+def test_store_and_directory_unchanged_with_the_guard(tmp_path: Path) -> None:
     directory = tmp_path / "store"
     directory.mkdir()
     path = copy("storage_api", directory)

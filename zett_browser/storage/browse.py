@@ -72,22 +72,22 @@ class SQLiteSessionStorage(SQLSessionStorage):
         *,
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
-        sidecars: SidecarGuard | None = None,
+        sidecar_guard: SidecarGuard | None = None,
     ) -> None:
         if isinstance(path, str) and "://" in path:
             raise ValueError("SQLiteSessionStorage takes a file path; use SQLSessionStorage for a URL")
         target = Path(path) if path is not None else None
-        super().__init__(target, read_only=read_only, clock=clock, sidecars=sidecars)
+        super().__init__(target, read_only=read_only, clock=clock, sidecar_guard=sidecar_guard)
 
 
 def open_store(
-    target: str | os.PathLike[str] | URL | None, *, sidecars: SidecarGuard | None = None
+    target: str | os.PathLike[str] | URL | None, *, sidecar_guard: SidecarGuard | None = None
 ) -> SQLSessionStorage:
     """Open a store for browsing: read-only, checked, never created or changed.
 
-    ``sidecars``: the guard the start-up reader recorded before it opened the same file.
+    ``sidecar_guard``: the guard the start-up reader recorded before it opened the same file.
     """
-    return SQLSessionStorage(target, read_only=True, sidecars=sidecars)
+    return SQLSessionStorage(target, read_only=True, sidecar_guard=sidecar_guard)
 
 
 __all__ = ["MAX_DEPTH", "SQLSessionStorage", "SQLiteSessionStorage", "open_store"]

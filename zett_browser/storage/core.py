@@ -98,7 +98,7 @@ class SessionStorageCore:
             conversation at its own pace); defaults to the wall clock.
         ids: Returns the id of each new Raw Log row and snapshot (restoring an export
             keeps the original ids); defaults to a new UUIDv7.
-        sidecars: For a browsed SQLite store, the :class:`SidecarGuard` recorded before
+        sidecar_guard: For a browsed SQLite store, the :class:`SidecarGuard` recorded before
             anything of this process opened it (``QuickStart.guard``); a guard of another
             file is ignored.
 
@@ -115,7 +115,7 @@ class SessionStorageCore:
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
         ids: Callable[[], str] | None = None,
-        sidecars: SidecarGuard | None = None,
+        sidecar_guard: SidecarGuard | None = None,
     ) -> None:
         self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._new_id: Callable[[], str] = ids or new_uuid7
@@ -128,8 +128,9 @@ class SessionStorageCore:
         #: used as is: recorded now, the reader's sidecars would count as pre-existing.
         self._sidecars: SidecarGuard | None = None
         if read_only and self.path is not None:
-            same = sidecars is not None and sidecars.store == self.path.resolve()
-            self._sidecars = sidecars if sidecars is not None and same else SidecarGuard.record(self.path)
+            given = sidecar_guard
+            same = given is not None and given.store == self.path.resolve()
+            self._sidecars = given if given is not None and same else SidecarGuard.record(self.path)
         if self.path is not None:
             if read_only:
                 check_sqlite_file(self.path)
@@ -147,10 +148,10 @@ class SessionStorageCore:
 
     @classmethod
     def open_for_browsing(
-        cls, target: str | os.PathLike[str] | URL | None = None, *, sidecars: SidecarGuard | None = None
+        cls, target: str | os.PathLike[str] | URL | None = None, *, sidecar_guard: SidecarGuard | None = None
     ) -> Self:
         """Open a store read-only, checking at once that the file can be browsed."""
-        return cls(target, read_only=True, sidecars=sidecars)
+        return cls(target, read_only=True, sidecar_guard=sidecar_guard)
 
     # ------------------------------------------------------------------ plumbing
 

@@ -24,7 +24,7 @@ a readable zett-agent store holding the session (and ``--seq``); False means "un
 the caller then runs the storage's preflight, which words the error.
 
 Sidecars: :attr:`QuickStart.guard` is recorded before the reader opens anything; the
-storage opened afterwards must get it (``open_store(path, sidecars=quick.guard)``), or it
+storage opened afterwards must get it (``open_store(path, sidecar_guard=quick.guard)``), or it
 would take the reader's ``-wal``/``-shm`` for pre-existing files and leave them behind.
 If no storage is opened, call ``quick.guard.release()`` after :meth:`QuickStart.finish`.
 """
@@ -39,27 +39,18 @@ from pathlib import Path
 from typing import Any
 
 from ..model.records import Page, SessionNode
+from ..warmstart import DECLINED, key_of  # the warm store's own: it tests ``result is DECLINED``
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
 from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
 from .sidecars import SidecarGuard
-from .sqlitefile import DEFAULT_PATH, READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
+from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
 from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_TABLES, STATEMENTS, VERSIONS_PAGE
 
 Key = tuple[Hashable, ...]
+__all__ = ["DECLINED", "QuickStart", "key_of"]
 
 
-class _Declined:
-    """The result of a call the reader cannot answer exactly: ask the storage."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "DECLINED"
-
-
-#: A future's result when the reader cannot be sure: the caller asks the storage.
-DECLINED: Any = _Declined()
 
 
 class _Unsure(Exception):
@@ -68,20 +59,6 @@ class _Unsure(Exception):
 
 class _Stop(Exception):
     """Closed: read nothing more."""
-
-
-def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
-    """The identity of one call, as :func:`zett_browser.warmstart.key_of` makes it."""
-    return (name, args, tuple(sorted(kwargs.items())))
-
-
-def sqlite_path_of(store: str | None) -> Path | None:
-    """The file a STORE argument names, as the storage resolves it; None for a URL."""
-    if store is None:
-        return DEFAULT_PATH.expanduser()
-    if "://" in store:
-        return None
-    return Path(store).expanduser().absolute()
 
 
 def _decode(payload: object) -> Any:
@@ -371,5 +348,3 @@ class QuickStart:
         rows = self._mappings(connection, "raw_page", session=session, page_size=self.page_size)
         return [record_from_row(row, _decode) for row in rows]
 
-
-__all__ = ["DECLINED", "QuickStart", "key_of", "sqlite_path_of"]

@@ -19,7 +19,8 @@ from ..model.records import RawMessageRecord, SnapshotInfo
 from . import convert
 from .codec import decode_message_leniently
 from .convert import UNREADABLE_TIME, stored_time
-from .convert import node_from_row as node_from_row  # re-exported: the storage imports it from here
+from .convert import BadText as BadText  # re-exported: callers import these from here
+from .convert import node_from_row as node_from_row
 from .errors import StoreError
 
 
