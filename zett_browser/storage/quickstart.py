@@ -51,8 +51,6 @@ Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]
 
 
-
-
 class _Unsure(Exception):
     """This call cannot be answered exactly (the others may)."""
 
