@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.adversarial.damage import FIXTURE_NAMES, copy_fixture, deep_json
-from tests.storage.test_fastdecode import check_exact, stored_payloads
+from tests.storage.exactness import check_exact, stored_payloads
 from zett_browser.model.messages import (
     AgentMessage,
     AssistantMessage,

@@ -1,7 +1,7 @@
 """The stdlib decoder gives exactly the reference decoder's messages on real stores.
 
-Every envelope that real zett-agent 0.2.1 wrote (the fixtures), the demo store and a
-benchmark-generator store wrote must decode to a value identical to
+Every envelope in the stores real zett-agent 0.2.1 wrote (the fixtures), in the demo store
+and in the benchmark generators' stores must decode to a value identical to
 ``decode_message_leniently``'s, in what ``==`` compares and in what it ignores
 (``unknown_fields``, tuple vs list, enum members, dict key order), and none may be
 declined: the first screen relies on never needing pydantic for a healthy store.
@@ -10,17 +10,14 @@ declined: the first screen relies on never needing pydantic for a healthy store.
 from __future__ import annotations
 
 import dataclasses
-import math
-import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from benchmarks.bigstore import build, build_compacted, build_heavy
+from tests.storage.exactness import check_exact, difference, fixture_payloads, stored_payloads
 from tests.support import FIXTURES
 from zett_browser.demo import build_demo_store
 from zett_browser.model.messages import (
@@ -33,73 +30,9 @@ from zett_browser.model.messages import (
     UserMessage,
 )
 from zett_browser.storage import codec, fastdecode
-from zett_browser.storage.codec import decode_message_leniently
 from zett_browser.storage.fastdecode import decode_fast
 
 ROOT = Path(__file__).parents[2]
-
-
-def difference(ours: Any, theirs: Any, where: str = "message") -> str | None:
-    """Where two decoded values differ, comparing types and fields ``==`` skips; None if identical."""
-    if type(ours) is not type(theirs):
-        return f"{where}: {type(ours).__name__} vs {type(theirs).__name__}"
-    if dataclasses.is_dataclass(ours):
-        for item in dataclasses.fields(ours):
-            found = difference(getattr(ours, item.name), getattr(theirs, item.name), f"{where}.{item.name}")
-            if found:
-                return found
-        return None
-    if isinstance(ours, dict):
-        if list(ours) != list(theirs):
-            return f"{where}: keys {list(ours)!r:.200} vs {list(theirs)!r:.200}"
-        for key in ours:
-            found = difference(ours[key], theirs[key], f"{where}[{key!r:.40}]")
-            if found:
-                return found
-        return None
-    if isinstance(ours, (list, tuple)):
-        if len(ours) != len(theirs):
-            return f"{where}: {len(ours)} vs {len(theirs)} items"
-        for index, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
-            found = difference(mine, other, f"{where}[{index}]")
-            if found:
-                return found
-        return None
-    if isinstance(ours, float) and math.isnan(ours) and math.isnan(theirs):
-        return None
-    return None if ours == theirs else f"{where}: {ours!r:.200} vs {theirs!r:.200}"
-
-
-def check_exact(payload: object) -> bool:
-    """Assert decode_fast(payload) is None or identical to the reference; True if it decoded."""
-    fast = decode_fast(payload)
-    if fast is None:
-        return False
-    reference = decode_message_leniently(payload)
-    found = difference(fast, reference)
-    assert found is None, f"{found}\npayload: {payload!r:.600}"
-    assert fast == reference
-    return True
-
-
-def stored_payloads(path: Path) -> list[str]:
-    """Every message_json of the Raw Log and of the snapshots, read with stdlib sqlite3.
-
-    Only for stores the test made; a fixture is read through :func:`fixture_payloads`.
-    """
-    db = sqlite3.connect(path)
-    try:
-        rows = db.execute("select message_json from raw_messages union all select message_json from session_snapshots")
-        return [payload for (payload,) in rows]
-    finally:
-        db.close()
-
-
-def fixture_payloads(path: Path, directory: Path) -> list[str]:
-    """The payloads of a committed fixture, read from a copy (reading a WAL store leaves files)."""
-    copy = directory / path.name
-    shutil.copyfile(path, copy)
-    return stored_payloads(copy)
 
 
 def _assert_all_exact(payloads: list[str]) -> None:
