@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
-from .launch import LazyStore, begin, lazy_store
+from .launch import LazyStore, lazy_store, reader
+from .lifecycle import StartupSignals
 from .text import clean
 
 if TYPE_CHECKING:
@@ -284,6 +285,7 @@ def run_app(
     index_dir: Path | None = None,
     search: str | None = None,
     warm: Warm | None = None,
+    signals: StartupSignals | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
     from .warmstart import WarmStart
@@ -305,6 +307,8 @@ def run_app(
         warm=warm,
     )
     try:
+        if signals is not None:
+            signals.app_running()
         app.run()
     finally:
         # The app closes its storage on unmount; closing again is harmless and makes
@@ -351,11 +355,18 @@ def main(argv: list[str] | None = None) -> int:
         search=args.search,
     )
     # A SQLite file: its first screen is read from now on, while Textual and the app load.
-    quick = begin(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
-    if quick is not None:
-        if quick.preflight():
-            return run(lazy_store(args.store, quick), warm=quick)
-        quick.finish()  # it cannot vouch for the store: the storage says what is wrong
+    # From the first open, SIGTERM/SIGHUP end the command through the finally below.
+    signals = StartupSignals().install()
+    quick = None
+    try:
+        quick = reader(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
+        if quick is not None and quick.start().preflight():
+            return run(lazy_store(args.store, quick), warm=quick, signals=signals)
+    finally:
+        signals.restore()
+        if quick is not None:
+            quick.finish()  # closed (also when it cannot vouch for the store: the storage says why)
+            quick.guard.release()  # what it created goes, unless the storage is open (then it stays)
     from .storage import StoreError, open_store
     from .storage.target import scrub
 

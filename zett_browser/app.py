@@ -22,7 +22,7 @@ from textual.screen import Screen
 
 from .keymap import bindings, keys
 from .launch import LazyStore, begin, lazy_store, sqlite_path
-from .lifecycle import install_exit_signals
+from .lifecycle import end_after_hangup, install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
@@ -126,6 +126,7 @@ class ZettBrowserApp(App[None]):
             await self._stop_workers("live")
             await self.live.close()
         await self.storage.close()
+        end_after_hangup()  # the terminal is gone: Textual's restore of it can hang forever
 
     async def _stop_workers(self, group: str) -> None:
         """Cancel the app's workers of ``group`` and wait until each has finished."""

@@ -58,6 +58,18 @@ def begin(
     store: str | os.PathLike[str] | None, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
 ) -> QuickStart | None:
     """Start reading the first screen of a SQLite store now, on a thread (None: no fast start)."""
+    quick = reader(store, session=session, seq=seq, page_size=page_size, roots_page=roots_page)
+    return None if quick is None else quick.start()
+
+
+def reader(
+    store: str | os.PathLike[str] | None, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
+) -> QuickStart | None:
+    """The start-up reader of a SQLite store, not started yet (None: no fast start).
+
+    The command line keeps it before starting it, so that a signal arriving as it opens
+    the store still finds it to close (see :class:`~zett_browser.lifecycle.StartupSignals`).
+    """
     path = sqlite_path(store)
     if path is None:
         return None
@@ -65,7 +77,7 @@ def begin(
         from .storage.quickstart import QuickStart
     except ImportError:  # pragma: no cover - an installation without the start-up reader
         return None
-    return QuickStart(path, session=session, seq=seq, page_size=page_size, roots_page=roots_page).start()
+    return QuickStart(path, session=session, seq=seq, page_size=page_size, roots_page=roots_page)
 
 
 def lazy_store(store: str | os.PathLike[str] | None, quick: QuickStart) -> LazyStore:

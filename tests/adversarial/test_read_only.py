@@ -109,6 +109,15 @@ def alive(pid: int) -> bool:
     return True
 
 
+def exited(pid: int) -> bool:
+    """The process has ended (a zombie its parent has not reaped yet counts as ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return not alive(pid)
+    return "State:\tZ" in status
+
+
 def start_app(tmux: Tmux, store: Path) -> int:
     pid = tmux.start(str(store))
     wait_for(lambda: tmux.value("alternate_on") == "1", 20, "the app to enter the alternate screen")
@@ -143,6 +152,25 @@ def test_sigterm_restores_the_terminal_and_leaves_the_directory_as_it_was(
         assert sha256(store) == sha256(backup)
 
 
+@pytest.mark.parametrize("number", [15, 1])
+def test_a_signal_while_the_app_is_still_starting_leaves_the_directory_as_it_was(
+    tmux: Tmux, store: Path, number: int
+) -> None:
+    """The start-up reader opens the store before Textual is even imported: SIGTERM or SIGHUP
+    from that moment on (here: as soon as its -shm exists) must still end the command cleanly,
+    with the terminal restored and nothing left beside the store."""
+    before_listing, before_digest = listing(store.parent), sha256(store)
+    pid = tmux.start(str(store))
+    wait_for(lambda: Path(f"{store}-shm").exists(), 20, "the start-up reader to open the store")
+    os.kill(pid, number)
+    wait_for(lambda: exited(pid), 20, "the command to exit")
+    if number == 15:  # after SIGHUP the terminal is gone anyway (and tmux may not reap at once)
+        wait_for(lambda: tmux.value("pane_dead") == "1", 20, "the pane to show the exit")
+        assert tmux.value("alternate_on") == "0", "the terminal was left in the alternate screen"
+    assert listing(store.parent) == before_listing
+    assert sha256(store) == before_digest
+
+
 def test_sighup_when_the_terminal_closes_leaves_the_directory_as_it_was(tmux: Tmux, store: Path) -> None:
     before_listing, before_digest = listing(store.parent), sha256(store)
     pid = start_app(tmux, store)
@@ -150,6 +178,21 @@ def test_sighup_when_the_terminal_closes_leaves_the_directory_as_it_was(tmux: Tm
     wait_for(lambda: not alive(pid), 20, "the app to exit after SIGHUP")
     assert listing(store.parent) == before_listing
     assert sha256(store) == before_digest
+
+
+def test_the_app_ends_when_its_terminal_vanishes(tmux: Tmux, store: Path) -> None:
+    """Review case: apps whose tmux server was killed were found alive hours later (Textual's
+    output thread waiting on a full queue, or its input thread spinning on the closed
+    terminal). The hang-up must end the process, with the store closed and no sidecars left."""
+    before_listing, before_digest = listing(store.parent), sha256(store)
+    for _ in range(3):
+        pid = start_app(tmux, store)
+        for _ in range(4):  # frames being written when the terminal goes (the hang needs them)
+            tmux("send-keys", "-t", "app", *(["j", "k"] * 20))
+        tmux.close()  # the whole terminal goes: every pane gets SIGHUP, the pty closes
+        wait_for(lambda: exited(pid), 20, "the app to end after its terminal vanished")
+        assert listing(store.parent) == before_listing
+        assert sha256(store) == before_digest
 
 
 # --------------------------------------------------------------------------- unprivileged user
