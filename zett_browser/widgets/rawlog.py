@@ -9,6 +9,7 @@ with messages and never reads the store itself.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 
@@ -227,7 +228,10 @@ class RawLogView(ScrollView, can_focus=True):
             while self._next <= last and time.perf_counter() < deadline:
                 self._render_through(self._next)  # one record at a time, at least one
         if self._next < len(self.records):
-            self.call_later(self._finish, generation)
+            # Through the event loop, not straight into this widget's queue: a widget
+            # handles its queued messages without yielding, so a key that came meanwhile
+            # (it reaches this view through the app) would wait for the whole page.
+            asyncio.get_running_loop().call_soon(self.call_later, self._finish, generation)
             return
         self._update_virtual_size()
         height = self.scrollable_content_region.height or self.size.height
