@@ -225,8 +225,9 @@ class RawLogView(ScrollView, can_focus=True):
         else:
             last = min(len(self.records) - 1, self._next + chunk - 1)
             deadline = time.perf_counter() + FINISH_STEP_S
+            self._render_through(self._next)  # at least one record a step
             while self._next <= last and time.perf_counter() < deadline:
-                self._render_through(self._next)  # one record at a time, at least one
+                self._render_through(self._next)
         if self._next < len(self.records):
             # Through the event loop, not straight into this widget's queue: a widget
             # handles its queued messages without yielding, so a key that came meanwhile
