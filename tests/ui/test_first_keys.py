@@ -19,13 +19,25 @@ from textual import events
 
 from tests.support import PAGINATION
 from tests.ui.helpers import frozen_clock, sequences, settle, store_copy
-from tests.ui.test_start_and_poll import count_calls
 from zett_browser.app import make_app
 from zett_browser.screens import quiet
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import open_store
 from zett_browser.widgets import rawlog
 from zett_browser.widgets.rawlog import RawLogView
+
+
+def count_calls(storage: Any, name: str) -> list[tuple[Any, ...]]:
+    """Record each call of ``storage.name`` (the real method still runs)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(storage, name)
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return await real(*args, **kwargs)
+
+    setattr(storage, name, counted)
+    return calls
 
 
 async def until(condition: Any, seconds: float = 10.0) -> None:
