@@ -30,6 +30,7 @@ from .screens.watch import ROOTS_PAGE
 from .warmstart import Warm, WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
+from .widgets.textual_compat import hold_repaints, release_repaints
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
@@ -75,7 +76,7 @@ class ZettBrowserApp(App[None]):
         self.options = replace(options, follow=True) if live is not None else options
         self.options = replace(self.options, after_first_page=self.first_page_shown)
         #: True while the first paint waits for the first page (see :meth:`on_mount`).
-        self._holding = False
+        self.first_paint_held = False
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
@@ -84,8 +85,8 @@ class ZettBrowserApp(App[None]):
         store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
         # The first screen paints whole: frames of empty panes, each a full-screen render,
         # would only delay the one with the sessions and the first page.
-        self._holding = True
-        self._begin_batch()
+        self.first_paint_held = True
+        hold_repaints(self)
         self.set_timer(self.FIRST_SCREEN_HOLD, self._end_hold)
         self.push_screen(MainScreen(store, self.options))
         if self.live is not None:
@@ -100,11 +101,11 @@ class ZettBrowserApp(App[None]):
             self.call_after_refresh(self.storage.preload)
 
     def _end_hold(self) -> None:
-        if self._holding:
-            self._holding = False
-            self._end_batch()
+        if self.first_paint_held:
+            self.first_paint_held = False
+            release_repaints(self)
             with contextlib.suppress(Exception):  # no screen: the app is exiting
-                self.screen.refresh()
+                self.screen.refresh(layout=True)
 
     def _restyle(self, _theme: object) -> None:
         """A new theme: resolve the text styles with its colours and repaint what uses them."""

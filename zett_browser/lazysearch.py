@@ -10,6 +10,8 @@ Every call is passed on unchanged. :class:`LazyExporter` does the same for the e
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
     from .searching import IndexSearch
     from .storage import SQLSessionStorage
     from .usage_service import IndexUsage
+
+
+def _import_index() -> None:
+    """Import the index's service modules (the first sync then builds on them at once)."""
+    for name in ("zett_browser.searching", "zett_browser.usage_service"):
+        importlib.import_module(name)
 
 
 class LazySearch:
@@ -56,6 +64,9 @@ class LazySearch:
 
     async def steps(self) -> AsyncIterator[Any]:
         await resolve(self._storage)  # the first sync waits for the storage without blocking the loop
+        if self._real is None:
+            # The index and its price table (~100 ms) are imported on a thread, not on the loop.
+            await asyncio.to_thread(_import_index)
         async for step in self.service().steps():
             yield step
 

@@ -32,6 +32,7 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, JumpField, PageState, StatusLine, summary_item
+from ..widgets.textual_compat import FrameHold
 from .calls import NotACall, call_ids, child_of, find_partner
 from .compaction import CompactionScreen
 from .indexing import IndexLine
@@ -46,10 +47,14 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
 MODEL_TAIL_COUNTED = 200
 
 
-class MainScreen(CompactionScreen, UsageScreen):
+class MainScreen(FrameHold, CompactionScreen, UsageScreen):
     """Session tree, Raw Log and inspector."""
 
     BINDINGS = bindings("main")
+
+    def frames_held(self) -> bool:
+        # The app holds the first paint until the first page is laid out (ZettBrowserApp.on_mount).
+        return bool(getattr(self.app, "first_paint_held", False))
 
     def compose(self) -> ComposeResult:
         yield Header()

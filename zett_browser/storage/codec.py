@@ -155,7 +155,7 @@ def decode_message_leniently(payload: object) -> AnyMessage | CompactedMessage |
         return UnreadableMessage(kind=None, error="message_json is not text", raw_json=raw)
     try:
         items = json.loads(payload, object_hook=_decode_bytes)
-    except (ValueError, binascii.Error) as error:
+    except (ValueError, binascii.Error, TypeError) as error:  # TypeError: {"__kcs_bytes__": 5}
         return UnreadableMessage(kind=None, error=f"message_json is not valid JSON: {error}", raw_json=raw)
     except RecursionError:
         return UnreadableMessage(kind=None, error="message_json is nested too deeply to read", raw_json=raw)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Footer, Tree
@@ -24,6 +26,9 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (ScrollView, "_scroll_update"),
     (Widget, "set_reactive"),
     (Widget, "virtual_size"),
+    (App, "_begin_batch"),
+    (App, "_end_batch"),
+    (Screen, "_compositor_refresh"),
 )
 
 
@@ -51,3 +56,31 @@ def tree_build_lines(tree: Tree[Any]) -> None:
     """Build a tree's lines now (Textual builds them at the next idle or frame), so a node
     added since has its line number for ``move_cursor`` and ``scroll_to_node``."""
     tree._tree_lines  # noqa: B018 - the property builds the lines
+
+
+def hold_repaints(app: App[Any]) -> None:
+    """Stop ``app`` writing frames until :func:`release_repaints` (``batch_update`` split in two)."""
+    app._begin_batch()
+
+
+def release_repaints(app: App[Any]) -> None:
+    """Let ``app`` write frames again (its screen repaints at the next idle)."""
+    app._end_batch()
+
+
+class FrameHold:
+    """A screen mixin: while :meth:`frames_held` is True, no frame is even computed.
+
+    During a batch Textual still lays out and renders a whole frame after each resize and
+    layout, then drops it unwritten; on the first screen that is two full-screen renders
+    of empty panes (~40 ms each) before the one with the data. The screen is laid out and
+    repainted in full when the hold ends.
+    """
+
+    def frames_held(self) -> bool:
+        return False
+
+    def _compositor_refresh(self) -> None:
+        if self.frames_held():
+            return
+        super()._compositor_refresh()  # type: ignore[misc]
