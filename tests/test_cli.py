@@ -151,6 +151,7 @@ def test_no_read_permission(tmp_path: Path) -> None:
     script = (
         "import os, sys\n"
         "import zett_browser.app  # noqa: F401 - everything is imported before dropping privileges\n"
+        "from zett_browser.storage import open_store  # noqa: F401 - the storage loads its names lazily\n"
         "from zett_browser.__main__ import main\n"
         "if os.geteuid() == 0:\n"
         "    os.setgid(65534); os.setuid(65534)\n"

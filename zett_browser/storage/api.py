@@ -7,6 +7,10 @@ comes back as a record with ``problems`` (see :mod:`.rows`), never as a failed c
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Sequence
 from typing import Any
 

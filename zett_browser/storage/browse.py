@@ -21,6 +21,7 @@ from .compaction import CompactionQueries
 from .context import ContextQueries
 from .labels import ChildLabelQueries
 from .rawlog import RawLogQueries
+from .sidecars import SidecarGuard
 from .timing import TimingQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
@@ -71,15 +72,22 @@ class SQLiteSessionStorage(SQLSessionStorage):
         *,
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
+        sidecar_guard: SidecarGuard | None = None,
     ) -> None:
         if isinstance(path, str) and "://" in path:
             raise ValueError("SQLiteSessionStorage takes a file path; use SQLSessionStorage for a URL")
-        super().__init__(Path(path) if path is not None else None, read_only=read_only, clock=clock)
+        target = Path(path) if path is not None else None
+        super().__init__(target, read_only=read_only, clock=clock, sidecar_guard=sidecar_guard)
 
 
-def open_store(target: str | os.PathLike[str] | URL | None) -> SQLSessionStorage:
-    """Open a store for browsing: read-only, checked, never created or changed."""
-    return SQLSessionStorage(target, read_only=True)
+def open_store(
+    target: str | os.PathLike[str] | URL | None, *, sidecar_guard: SidecarGuard | None = None
+) -> SQLSessionStorage:
+    """Open a store for browsing: read-only, checked, never created or changed.
+
+    ``sidecar_guard``: the guard the start-up reader recorded before it opened the same file.
+    """
+    return SQLSessionStorage(target, read_only=True, sidecar_guard=sidecar_guard)
 
 
 __all__ = ["MAX_DEPTH", "SQLSessionStorage", "SQLiteSessionStorage", "open_store"]

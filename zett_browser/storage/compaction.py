@@ -10,7 +10,11 @@ versions on screen only, and the context curve is aggregated per plot column in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import and_, func, select
@@ -22,7 +26,8 @@ from ..model.messages import CompactedMessage
 from ..model.records import SnapshotInfo
 from .codec import decode_message_leniently
 from .core import SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, read_column, snapshots_t
-from .rows import _int, _time, snapshot_info_from_row, text_problems
+from .rows import snapshot_info_from_row
+from .shaping import meta_from_row
 
 #: Recorded steps after a boundary looked at to find the first one made after the
 #: snapshot was written (rows after the boundary may predate it: the kept tail).
@@ -30,19 +35,6 @@ AFTER_LOOKAHEAD = 200
 #: Bounds of a range's text read for the diff ("what compaction dropped").
 RANGE_ROWS = 2_000
 RANGE_ROW_CHARS = 20_000
-
-
-def _meta_from_row(row: Mapping[Any, Any]) -> SnapshotMeta:
-    problems = text_problems(row, ("id", "session_id"))
-    return SnapshotMeta(
-        id=str(row["id"]),
-        session_id=str(row["session_id"]),
-        version=_int(row, "version", problems) or 0,
-        compacted_through_sequence=_int(row, "compacted_through_sequence", problems) or 0,
-        created_at=_time(row, "created_at", problems, optional=True),
-        stored_chars=int(row["stored_chars"] or 0),
-        problems=tuple(problems),
-    )
 
 
 def _step(row: Any) -> UsageStep | None:
@@ -88,7 +80,7 @@ class CompactionQueries(SessionStorageCore):
         statement = statement.order_by(snapshots_t.c.version).limit(limit)
 
         async def work(connection: AsyncConnection) -> list[SnapshotMeta]:
-            return [_meta_from_row(row) for row in (await connection.execute(statement)).mappings()]
+            return [meta_from_row(row) for row in (await connection.execute(statement)).mappings()]
 
         return await self._read(work)
 

@@ -8,6 +8,10 @@ rows than it returns or writes anything.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 

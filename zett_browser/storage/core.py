@@ -13,6 +13,10 @@ dialect-neutral Core, and SQLite's specifics stay in :mod:`.engine`.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -30,10 +34,11 @@ from sqlalchemy.sql.elements import ColumnElement
 from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.messages import CompactedMessage
 from . import schema
+from .convert import lenient_text
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
 from .ids import new_uuid7
-from .rows import StoreDataError, StoredDateTime, lenient_text, snapshot_info_from_row, summary_from_row
+from .rows import StoreDataError, StoredDateTime, snapshot_info_from_row, summary_from_row
 from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
 
@@ -93,6 +98,9 @@ class SessionStorageCore:
             conversation at its own pace); defaults to the wall clock.
         ids: Returns the id of each new Raw Log row and snapshot (restoring an export
             keeps the original ids); defaults to a new UUIDv7.
+        sidecar_guard: For a browsed SQLite store, the :class:`SidecarGuard` recorded before
+            anything of this process opened it (``QuickStart.guard``); a guard of another
+            file is ignored.
 
     Construction needs no event loop. Connections are opened by the first awaited call
     and belong to the loop that awaited it; each loop gets its own small pool, so one
@@ -107,6 +115,7 @@ class SessionStorageCore:
         read_only: bool = False,
         clock: Callable[[], datetime] | None = None,
         ids: Callable[[], str] | None = None,
+        sidecar_guard: SidecarGuard | None = None,
     ) -> None:
         self._clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._new_id: Callable[[], str] = ids or new_uuid7
@@ -114,8 +123,14 @@ class SessionStorageCore:
         self.read_only = read_only
         #: SQLite file of this storage, or None for a server store.
         self.path: Path | None = self.target.path
-        #: The -wal/-shm files beside a browsed SQLite store before we opened it.
-        self._sidecars = SidecarGuard.record(self.path) if read_only and self.path is not None else None
+        #: The -wal/-shm files beside a browsed SQLite store before we opened it. A guard
+        #: recorded earlier (the start-up reader's, taken before it opened the store) is
+        #: used as is: recorded now, the reader's sidecars would count as pre-existing.
+        self._sidecars: SidecarGuard | None = None
+        if read_only and self.path is not None:
+            given = sidecar_guard
+            same = given is not None and given.store == self.path.resolve()
+            self._sidecars = given if given is not None and same else SidecarGuard.record(self.path)
         if self.path is not None:
             if read_only:
                 check_sqlite_file(self.path)
@@ -132,9 +147,11 @@ class SessionStorageCore:
         self._nullable: set[tuple[str, str]] | None = None
 
     @classmethod
-    def open_for_browsing(cls, target: str | os.PathLike[str] | URL | None = None) -> Self:
+    def open_for_browsing(
+        cls, target: str | os.PathLike[str] | URL | None = None, *, sidecar_guard: SidecarGuard | None = None
+    ) -> Self:
         """Open a store read-only, checking at once that the file can be browsed."""
-        return cls(target, read_only=True)
+        return cls(target, read_only=True, sidecar_guard=sidecar_guard)
 
     # ------------------------------------------------------------------ plumbing
 

@@ -25,14 +25,15 @@ TRANSACTION READ ONLY`` on MySQL), so a write cannot happen even by mistake.
 
 from __future__ import annotations
 
-import os
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import re
 import sqlite3
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import aiosqlite
 from sqlalchemy import event
@@ -43,20 +44,25 @@ from sqlalchemy.pool import AsyncAdaptedQueuePool
 
 from ..text import clean
 from .errors import (
-    DEFAULT_STORE_HINT,
-    NotAFileError,
     NotSQLiteError,
     NotZettStoreError,
     ReadOnlyStoreError,
     StoreConnectionError,
     StoreCorruptError,
     StoreError,
-    StoreIsDirectoryError,
     StoreLockedError,
     StoreNotFoundError,
     StorePermissionError,
     StoreTimeoutError,
 )
+
+# Re-exported: the stdlib-only file checks moved to .sqlitefile (the start-up reader uses them).
+from .sqlitefile import READER_BUSY_TIMEOUT_MS as READER_BUSY_TIMEOUT_MS
+from .sqlitefile import SQLITE_HEADER as SQLITE_HEADER
+from .sqlitefile import WRITER_BUSY_TIMEOUT_MS as WRITER_BUSY_TIMEOUT_MS
+from .sqlitefile import browse_mode as browse_mode
+from .sqlitefile import check_sqlite_file as check_sqlite_file
+from .sqlitefile import sqlite_uri as sqlite_uri
 
 # Re-exported: callers import these from here, as before the targets had their own module.
 from .target import DEFAULT_DRIVERS as DEFAULT_DRIVERS
@@ -66,80 +72,9 @@ from .target import Target as Target
 from .target import parse_target as parse_target
 from .target import scrub as scrub
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-#: Busy wait of a writable connection, as zett-agent sets it.
-WRITER_BUSY_TIMEOUT_MS = 5000
-#: Busy wait of a browsing connection; the storage retries a few times on top of it.
-READER_BUSY_TIMEOUT_MS = 1000
 #: Seconds to wait for a server connection, and for one browsing statement.
 CONNECT_TIMEOUT_S = 10
 STATEMENT_TIMEOUT_S = 30
-
-
-def check_sqlite_file(path: Path) -> None:
-    """Check, without creating or changing anything, that ``path`` can be browsed.
-
-    The path is ``stat``-ed before anything opens it: only a regular file is read (a
-    FIFO would block the read of its header forever; a device or socket is no store).
-
-    Raises:
-        StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError,
-        NotAFileError
-    """
-    shown = clean(path.resolve())
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
-    except PermissionError:
-        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
-    except OSError as error:
-        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
-    if stat.S_ISDIR(mode):
-        raise StoreIsDirectoryError(f"{shown} is a directory, not a zett-agent store")
-    if not stat.S_ISREG(mode):
-        raise NotAFileError(f"{shown} is a {_file_kind(mode)}, not a zett-agent store file; nothing was opened")
-    try:
-        # O_NONBLOCK: should the path become a FIFO after the stat, the open cannot hang.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
-    except PermissionError:
-        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
-    except OSError as error:
-        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotAFileError(f"{shown} is not a regular file; nothing was read")
-        header = os.read(fd, len(SQLITE_HEADER))
-    except OSError as error:
-        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
-    finally:
-        os.close(fd)
-    if header and header != SQLITE_HEADER:
-        raise NotSQLiteError(f"{shown} is not a SQLite database")
-
-
-def _file_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    return "special file"
-
-
-def sqlite_uri(path: Path, mode: str) -> str:
-    """A ``file:`` URI for ``path`` whose special characters cannot change its meaning."""
-    return f"file:{quote(str(path), safe='/')}?mode={mode}"
-
-
-def browse_mode(path: Path) -> str:
-    """Always ``ro``: see the module docstring for why ``rw`` + ``query_only`` is not enough."""
-    return "ro"
 
 
 def create_sqlite_engine(path: Path, *, read_only: bool) -> AsyncEngine:

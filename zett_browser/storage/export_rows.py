@@ -14,6 +14,10 @@ converter the Raw Log uses.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Mapping
 from typing import Any
 

@@ -12,6 +12,10 @@ one extra index probe for the empty NULL band on the last page.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +24,7 @@ from sqlalchemy import LargeBinary, Text, and_, cast, literal, or_
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import ColumnElement, Select
 
-from .rows import BadText
+from .convert import BadText
 
 
 @dataclass(frozen=True, slots=True)

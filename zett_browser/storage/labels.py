@@ -15,6 +15,10 @@ an error, and the tree falls back to the short id.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar

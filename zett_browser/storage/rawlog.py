@@ -7,10 +7,12 @@ index; none decodes more rows than it returns. Rows come back as records with
 
 from __future__ import annotations
 
-import math
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import func, literal_column, select, type_coerce
@@ -23,6 +25,7 @@ from ..model.records import RawLogBounds, RawMessageRecord, SessionTotals, Snaps
 from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .keyset import Position, bind, keyset_rows
 from .rows import RawValue, StoredDateTime, record_from_row, snapshot_info_from_row
+from .shaping import as_int, bounds_from_row
 
 
 @compiles(char_length, "sqlite")
@@ -34,13 +37,6 @@ def _sqlite_char_length(element: char_length, compiler: SQLCompiler, **kw: Any) 
 #: Largest stored integer: ``sequence <= _LARGEST`` keeps numbers only (SQLite sorts
 #: text and blobs above every number).
 _LARGEST = 2**63 - 1
-
-
-def _as_int(value: Any) -> int | None:
-    """A stored number (MySQL sums are Decimal) as int; anything else (text, a blob, NaN) as None."""
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
-        return int(value)
-    return None
 
 
 class RawLogQueries(SessionStorageCore):
@@ -173,8 +169,7 @@ class RawLogQueries(SessionStorageCore):
         )
 
         async def work(connection: AsyncConnection) -> RawLogBounds:
-            first, last, count = (await connection.execute(statement)).one()
-            return RawLogBounds(first_sequence=_as_int(first), last_sequence=_as_int(last), count=int(count or 0))
+            return bounds_from_row((await connection.execute(statement)).one())
 
         return await self._read(work)
 
@@ -204,7 +199,7 @@ class RawLogQueries(SessionStorageCore):
             row = (await connection.execute(sums)).one()
             by_kind: dict[int, int] = {}
             for role, count in (await connection.execute(kinds)).all():
-                code = _as_int(role)  # a role that is no number counts as kind 0 (unknown)
+                code = as_int(role)  # a role that is no number counts as kind 0 (unknown)
                 by_kind[code or 0] = by_kind.get(code or 0, 0) + int(count)
             reader = StoredDateTime()
             first = reader.process_result_value(row[9], None)
@@ -212,14 +207,14 @@ class RawLogQueries(SessionStorageCore):
             return SessionTotals(
                 messages=int(row[0]),
                 by_kind=by_kind,
-                input_tokens=_as_int(row[1]) or 0,
-                output_tokens=_as_int(row[2]) or 0,
-                cache_read_tokens=_as_int(row[3]) or 0,
-                cache_write_tokens=_as_int(row[4]) or 0,
-                reasoning_tokens=_as_int(row[5]) or 0,
-                duration_ns=_as_int(row[6]) or 0,
-                reasoning_duration_ns=_as_int(row[7]) or 0,
-                content_duration_ns=_as_int(row[8]) or 0,
+                input_tokens=as_int(row[1]) or 0,
+                output_tokens=as_int(row[2]) or 0,
+                cache_read_tokens=as_int(row[3]) or 0,
+                cache_write_tokens=as_int(row[4]) or 0,
+                reasoning_tokens=as_int(row[5]) or 0,
+                duration_ns=as_int(row[6]) or 0,
+                reasoning_duration_ns=as_int(row[7]) or 0,
+                content_duration_ns=as_int(row[8]) or 0,
                 first_started_at=first if isinstance(first, datetime) else None,
                 last_completed_at=last if isinstance(last, datetime) else None,
             )

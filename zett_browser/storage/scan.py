@@ -9,6 +9,10 @@ code converts each row itself and counts what it cannot read.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass

@@ -22,8 +22,8 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from ..text import clean
 from .errors import StoreError
+from .sqlitefile import DEFAULT_PATH as DEFAULT_PATH  # shared with the start-up reader
 
-DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
 #: Extras that install each server driver.
 DRIVER_EXTRAS = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql"}
 #: The async driver a URL gets when it names none (``postgresql://``, ``mysql://``).

@@ -7,6 +7,10 @@ page holds. Unreadable values become None with a problem, never a failed page.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any

@@ -20,7 +20,10 @@ start-up asks it for one orphan only.
 
 from __future__ import annotations
 
-import dataclasses
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
@@ -31,20 +34,11 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..model.records import Page, SessionCursor, SessionNode
+from .convert import node_from_row
 from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .keyset import Position, bind, keyset_rows
-from .rows import RawValue, node_from_row
-
-#: Deepest ancestor chain followed (a breadcrumb, a cycle check).
-MAX_DEPTH = 256
-#: The problem a session in a parent cycle carries.
-CYCLE_PROBLEM = "parent cycle: its ancestors lead back to it"
-
-
-def _with_problem(node: SessionNode, problem: str) -> SessionNode:
-    if problem in node.problems:
-        return node
-    return dataclasses.replace(node, problems=(*node.problems, problem))
+from .rows import RawValue
+from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
 
 
 def _position(cursor: SessionCursor | None, key: str) -> Position | None:
@@ -129,17 +123,7 @@ class TreeQueries(SessionStorageCore):
             nullable=self._may_be_null("agent_sessions", key),
             wrap=with_counts,
         )
-        nodes = [node_from_row(row) for row in rows[:limit]]
-        next_cursor = None
-        if len(rows) > limit and nodes:
-            last, node = rows[limit - 1], nodes[-1]
-            next_cursor = SessionCursor(
-                at=node.updated_at if key == "updated_at" else node.created_at,
-                session_id=last["id"],
-                key=last["sort_key"],
-                null_key=last["sort_key"] is None,
-            )
-        return nodes, next_cursor
+        return node_page(rows, limit, key)
 
     async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """Root sessions (no parent), newest activity first, one keyset page."""
@@ -187,7 +171,7 @@ class TreeQueries(SessionStorageCore):
         nodes, after = await self._node_page(
             connection, where, limit, cursor=cursor, newest_first=False, key="created_at"
         )
-        marked = [_with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
+        marked = [with_problem(n, CYCLE_PROBLEM) if n.session_id in members else n for n in nodes]
         return Page(items=marked, next_cursor=after)
 
     async def tree_refresh(
@@ -285,7 +269,7 @@ class TreeQueries(SessionStorageCore):
             parent_ids = [bind(n.parent_session_id) for n in nodes if n.parent_session_id]
             found = await connection.execute(select(sessions_t.c.id).where(sessions_t.c.id.in_(parent_ids)))
             present = set(found.scalars())
-            marked = [_with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
+            marked = [with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
         return await self._read(work)
@@ -308,23 +292,15 @@ class TreeQueries(SessionStorageCore):
         """
 
         async def work(connection: AsyncConnection) -> list[SessionNode]:
-            chain: list[SessionNode] = []
-            seen = {session_id}
             statement = select(sessions_t.c.parent_session_id).where(sessions_t.c.id == bind(session_id))
-            parent = (await connection.execute(statement)).scalar()
-            while parent is not None and parent not in seen and len(chain) < MAX_DEPTH:
-                seen.add(parent)
-                statement = select(*self._node_columns()).where(sessions_t.c.id == bind(parent))
-                row = (await connection.execute(statement)).mappings().first()
-                if row is None:
-                    break
-                node = node_from_row(row)
-                chain.append(node)
-                parent = node.parent_session_id
-            if chain and parent is not None and parent in seen:
-                chain[-1] = _with_problem(chain[-1], CYCLE_PROBLEM)
-            chain.reverse()
-            return chain
+            walk = walk_ancestors(session_id, (await connection.execute(statement)).scalar())
+            try:
+                parent = next(walk)
+                while True:
+                    statement = select(*self._node_columns()).where(sessions_t.c.id == bind(parent))
+                    parent = walk.send((await connection.execute(statement)).mappings().first())
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
 
         return await self._read(work, consistent=True)
 

@@ -8,6 +8,10 @@ them all with :class:`~.errors.ReadOnlyStoreError` before touching the store.
 
 from __future__ import annotations
 
+from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine without the ORM
+
+# isort: split
+
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any

@@ -1,0 +1,103 @@
+"""Provides the stdlib-only checks and settings for opening a SQLite store file.
+
+Split from :mod:`.engine` so the start-up reader (:mod:`.quickstart`), which must not
+import SQLAlchemy, opens a store exactly as the storage does: the same ``stat`` and header
+checks (only a regular file is read; a FIFO would block the header read forever), the
+same ``file:`` URI built from the quoted path (``?``, ``#`` or ``%`` in a path cannot
+change its meaning), always ``mode=ro``, and the same busy timeouts. :mod:`.engine`
+re-exports every name, so callers keep importing them from there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from urllib.parse import quote
+
+from ..text import clean
+from .errors import (
+    DEFAULT_STORE_HINT,
+    NotAFileError,
+    NotSQLiteError,
+    StoreError,
+    StoreIsDirectoryError,
+    StoreNotFoundError,
+    StorePermissionError,
+)
+
+#: zett-agent's default store.
+DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Busy wait of a writable connection, as zett-agent sets it.
+WRITER_BUSY_TIMEOUT_MS = 5000
+#: Busy wait of a browsing connection; the storage retries a few times on top of it.
+READER_BUSY_TIMEOUT_MS = 1000
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Check, without creating or changing anything, that ``path`` can be browsed.
+
+    The path is ``stat``-ed before anything opens it: only a regular file is read (a
+    FIFO would block the read of its header forever; a device or socket is no store).
+
+    Raises:
+        StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError,
+        NotAFileError
+    """
+    shown = clean(path.resolve())
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
+    except PermissionError:
+        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    if stat.S_ISDIR(mode):
+        raise StoreIsDirectoryError(f"{shown} is a directory, not a zett-agent store")
+    if not stat.S_ISREG(mode):
+        raise NotAFileError(f"{shown} is a {_file_kind(mode)}, not a zett-agent store file; nothing was opened")
+    try:
+        # O_NONBLOCK: should the path become a FIFO after the stat, the open cannot hang.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
+    except PermissionError:
+        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFileError(f"{shown} is not a regular file; nothing was read")
+        header = os.read(fd, len(SQLITE_HEADER))
+    except OSError as error:
+        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
+    finally:
+        os.close(fd)
+    if header and header != SQLITE_HEADER:
+        raise NotSQLiteError(f"{shown} is not a SQLite database")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    return "special file"
+
+
+def sqlite_uri(path: Path, mode: str) -> str:
+    """A ``file:`` URI for ``path`` whose special characters cannot change its meaning."""
+    return f"file:{quote(str(path), safe='/')}?mode={mode}"
+
+
+def browse_mode(path: Path) -> str:
+    """Always ``ro``: see the module docstring for why ``rw`` + ``query_only`` is not enough."""
+    return "ro"
+
+
