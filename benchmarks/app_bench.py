@@ -452,6 +452,16 @@ class Tmux:
                 raise TimeoutError(f"tmux pane never showed what was awaited; last capture:\n{text}")
             time.sleep(max(0.0, 0.005 - (now - polled)))
 
+    def settle(self, quiet: float = 0.2, timeout: float = 10.0) -> None:
+        """Wait until the pane's text has not changed for ``quiet`` seconds."""
+        started = last_change = time.perf_counter()
+        text = self.capture()
+        while time.perf_counter() - last_change < quiet and time.perf_counter() - started < timeout:
+            time.sleep(0.01)
+            now = self.capture()
+            if now != text:
+                text, last_change = now, time.perf_counter()
+
     def key(self, key: str, shown: Callable[[str], bool]) -> float:
         """Send a key; ms from just before ``send-keys`` to the capture that shows the result."""
         started = time.perf_counter()
@@ -559,6 +569,13 @@ def _tmux_turns(tmux: Tmux, results: AppResults, large: Plan) -> None:
     last_first = last - PAGE + 1
     started = tmux.start(f"exec {app} --session {large.big} {large.path}")
     tmux.wait_for(_shows(1, PAGE, count), started)
+    # A key the moment the first page shows meets the rest of start-up (the footer, borders
+    # and scrollbars laid out, the tree landing on the session): a row of its own.
+    first = tmux.key("n", _shows(PAGE + 1, 2 * PAGE, count))
+    results.add("tmux", f"page turn the moment the first page shows (n), {large.name}", first)
+    tmux.key("g", _shows(1, PAGE, count))
+    # As in the headless run, the page turns start from a settled first screen.
+    tmux.settle()
     for _ in range(TURNS):
         turn = tmux.key("n", _shows(PAGE + 1, 2 * PAGE, count))
         results.add("tmux", f"page turn at the first page (n), {large.name}", turn)

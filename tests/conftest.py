@@ -24,6 +24,17 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     yield home
 
 
+@pytest.fixture(autouse=True)
+def _no_quiet_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up's background work (index sync, usage labels, orphan check) runs right after
+    the first page, as before the quiet gate: ``settle`` waits for workers, not for the
+    gate's 0.4 s timer. ``tests/ui/test_first_keys.py`` and ``tests/unit/test_quiet.py``
+    test the gate itself."""
+    from zett_browser.screens import quiet
+
+    monkeypatch.setattr(quiet, "QUIET_S", 0.0)
+
+
 @pytest.fixture
 def store_path(tmp_path: Path) -> Path:
     return tmp_path / "sessions.sqlite3"

@@ -152,6 +152,8 @@ class WarmStart:
                     if self.seq is None
                     else []
                 ),
+                # With --session the tree's roots too: read on the loop, they came mid-way through the first keys.
+                *([self._call("list_roots", limit=self.roots_page)] if self.session is not None else []),
                 return_exceptions=True,
             )
         finally:

@@ -116,9 +116,10 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
         if orphans is not None and not page.items and not orphans.items:
             self.query_one(RawLogView).show_page([], empty_text="This store has no sessions yet.")
         tree.add_sessions(tree.root, page.items, page.next_cursor)
-        self.usage_for(page.items)
+        # Labels and the orphan check wait for a pause in the keys (the usage labels import the index).
+        self.quiet.run(partial(self.usage_for, page.items))
         if orphans is None:
-            self.call_after_refresh(self._check_orphans)
+            self.quiet.run(self._check_orphans)
         elif orphans.items:
             tree.add_orphan_group()
         tree.root.expand()
@@ -306,7 +307,7 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
             self.call_after_refresh(_freeze_startup_objects)
             if self.options.after_first_page is not None:
                 self.options.after_first_page()
-            self.call_after_refresh(self.start_deferred_sync)
+            self.quiet.run(self.start_deferred_sync)  # keys pressed at once go first
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
         """A page of the open session could not be read: never leave another session's rows

@@ -25,6 +25,7 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean
 from ..widgets.session_tree import SessionTree
 from .options import BrowserOptions
+from .quiet import QuietGate
 
 T = TypeVar("T")
 
@@ -77,6 +78,11 @@ class WatchingScreen(Screen[None]):
         self.roots_read = False
         #: The tree width the user asked for with [ and ] (None: the stylesheet's).
         self._tree_width: int | None = None
+        #: Start-up's background work waits for a pause in the keys (see :mod:`.quiet`).
+        self.quiet = QuietGate(self.set_timer, self.call_after_refresh)
+
+    def on_key(self) -> None:
+        self.quiet.activity()
 
     async def _load_page(self, request: PageRequest) -> None:
         raise NotImplementedError

@@ -9,6 +9,8 @@ with messages and never reads the store itself.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 
 from rich.segment import Segment
@@ -28,6 +30,9 @@ from .textual_compat import set_scroll_range
 _DIM = Style(dim=True)
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
 FINISH_CHUNK = 8
+#: Seconds one such step may take: a step holds the loop, and a key pressed meanwhile
+#: waits for it (8 records with long tool calls took 20-70 ms on a busy machine).
+FINISH_STEP_S = 0.004
 
 
 class RawLogView(ScrollView, can_focus=True):
@@ -215,10 +220,19 @@ class RawLogView(ScrollView, can_focus=True):
         layout) replaced it meanwhile; keys pressed in between are handled in between."""
         if generation != self._generation or self._next >= len(self.records):
             return
-        last = len(self.records) - 1 if chunk is None else min(len(self.records) - 1, self._next + chunk - 1)
-        self._render_through(last)
+        if chunk is None:
+            self._render_through(len(self.records) - 1)
+        else:
+            last = min(len(self.records) - 1, self._next + chunk - 1)
+            deadline = time.perf_counter() + FINISH_STEP_S
+            self._render_through(self._next)  # at least one record a step
+            while self._next <= last and time.perf_counter() < deadline:
+                self._render_through(self._next)
         if self._next < len(self.records):
-            self.call_later(self._finish, generation)
+            # Through the event loop, not straight into this widget's queue: a widget
+            # handles its queued messages without yielding, so a key that came meanwhile
+            # (it reaches this view through the app) would wait for the whole page.
+            asyncio.get_running_loop().call_soon(self.call_later, self._finish, generation)
             return
         self._update_virtual_size()
         height = self.scrollable_content_region.height or self.size.height

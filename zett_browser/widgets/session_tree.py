@@ -32,7 +32,7 @@ from textual.widgets.tree import TreeNode
 from ..model import SessionCursor, SessionNode
 from ..model.usage import SessionUsage
 from .render import style_of
-from .textual_compat import tree_toggle
+from .textual_compat import tree_build_lines, tree_toggle
 from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, node_label
 
 __all__ = ["ID_PREFIX", "Group", "More", "NodeData", "SessionTree", "TreeFilter", "node_label"]
@@ -361,6 +361,11 @@ class SessionTree(Tree[NodeData]):
                 found = self._place(parent, self._reveal_nodes[session_id])
             if depth == len(chain) - 1:
                 self._reveal = []
+                # Land now, so the next frame paints the tree where it ends up (a frame of
+                # the top of the tree, then one scrolled to the session, painted it twice
+                # while the first keys waited); again once laid out, in case the scroll was clamped.
+                tree_build_lines(self)
+                self._land(found)
                 self.call_after_refresh(self._land, found)
                 return
             parent = found

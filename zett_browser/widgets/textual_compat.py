@@ -22,6 +22,7 @@ from textual.widgets import Footer, Tree
 PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (Footer, "_bindings_ready"),
     (Tree, "_toggle_node"),
+    (Tree, "_tree_lines"),
     (ScrollView, "_scroll_update"),
     (Widget, "set_reactive"),
     (Widget, "virtual_size"),
@@ -49,6 +50,12 @@ def set_scroll_range(view: ScrollView, size: Size) -> None:
 def tree_toggle(tree: Tree[Any], node: Any) -> None:
     """Textual's own expand/collapse of a tree node (what ``Tree`` does on enter/space/click)."""
     Tree._toggle_node(tree, node)
+
+
+def tree_build_lines(tree: Tree[Any]) -> None:
+    """Build a tree's lines now (Textual builds them at the next idle or frame), so a node
+    added since has its line number for ``move_cursor`` and ``scroll_to_node``."""
+    tree._tree_lines  # noqa: B018 - the property builds the lines
 
 
 def hold_repaints(app: App[Any]) -> None:

@@ -1,0 +1,146 @@
+"""The first keys after start-up (issue 16: page turns in tmux pressed back to back).
+
+In a real terminal the first page turns after start-up took 1.5–5× a later one: they
+waited behind the side index's first sync (its import alone holds the loop ~50 ms), the
+usage labels and the orphan check, and behind the rest of the first page's layout, which
+a widget ran in one go. Timed figures live in ``benchmarks/app_bench.py``; these tests
+check the behaviour that keeps the keys first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+
+from tests.support import PAGINATION
+from tests.ui.helpers import frozen_clock, sequences, settle, store_copy
+from zett_browser.app import make_app
+from zett_browser.screens import quiet
+from zett_browser.screens.main import MainScreen
+from zett_browser.storage import open_store
+from zett_browser.widgets import rawlog
+from zett_browser.widgets.rawlog import RawLogView
+
+
+def count_calls(storage: Any, name: str) -> list[tuple[Any, ...]]:
+    """Record each call of ``storage.name`` (the real method still runs)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(storage, name)
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return await real(*args, **kwargs)
+
+    setattr(storage, name, counted)
+    return calls
+
+
+async def until(condition: Any, seconds: float = 10.0) -> None:
+    """Let the loop run until ``condition()`` holds (fails after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_start_up_background_work_waits_for_a_pause_in_the_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quiet, "QUIET_S", 2.0)  # far above the 0.2 s between keys, even on a loaded machine
+    monkeypatch.setattr(quiet, "QUIET_MAX_S", 60.0)
+    storage = open_store(store_copy("storage_api", tmp_path))
+    orphan_reads = count_calls(storage, "list_orphans")
+    app = make_app(storage, clock=frozen_clock, index=True, index_dir=tmp_path / "index", poll_interval=0)
+    search: Any = app.options.search
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await until(lambda: bool(sequences(app)))
+        screen.query_one(RawLogView).focus()
+        # A reader pages at once, a key every 0.2 s for 1.6 s (j/k: no read of their own).
+        for key in ("j", "k") * 4:
+            await pilot.press(key)
+            await asyncio.sleep(0.2)
+            assert search._real is None, "the side index is not even imported while keys come"  # noqa: SLF001
+            assert orphan_reads == [], "nor is the orphan check run"
+            assert not screen.index_state.building and screen.index_state.syncs == 0
+        # The reader pauses: the work starts.
+        await until(lambda: screen.index_state.syncs >= 1 and bool(orphan_reads))
+        await settle(pilot)
+        assert screen.quiet.pending == 0
+
+
+async def test_a_key_is_answered_between_the_steps_that_finish_a_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rest of a page is wrapped in short steps that let the loop run: before, a widget
+    ran every queued step at once, and a key pressed right after a page turn waited for all."""
+    monkeypatch.setattr(rawlog, "FINISH_STEP_S", 0.0)  # one record a step
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=PAGINATION, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(120, 16)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(RawLogView)
+        view.focus()
+        steps: list[int] = []
+        finish = view._finish  # noqa: SLF001 - counted, then run as it is
+
+        def counted(generation: int, **kwargs: Any) -> None:
+            steps.append(generation)
+            finish(generation, **kwargs)
+
+        monkeypatch.setattr(view, "_finish", counted)
+        answered: list[tuple[int, int]] = []
+        cursor = view.action_cursor
+
+        def moved(step: int) -> None:
+            answered.append((view._next, len(view.records)))  # noqa: SLF001
+            cursor(step)
+
+        monkeypatch.setattr(view, "action_cursor", moved)
+        # Keys posted as the terminal driver posts them (Pilot's press waits until the app is idle).
+        app.post_message(events.Key("n", "n"))
+        # Wait for the new page's first step, then press a key while the rest is being wrapped.
+        await until(lambda: bool(steps) and sequences(app)[:1] == [51] and view._next < len(view.records))  # noqa: SLF001
+        app.post_message(events.Key("j", "j"))
+        await until(lambda: bool(answered))
+        await settle(pilot)
+        assert answered and answered[0][0] < answered[0][1], f"the key waited for the whole page: {answered}"
+        assert view._next == len(view.records), "the page is finished after all"  # noqa: SLF001
+
+
+async def test_a_session_opened_at_start_gets_the_roots_from_the_warm_start(tmp_path: Path) -> None:
+    """With --session the warm start reads the tree's roots too: read on the loop behind
+    Textual's mount, they arrived during the first page turns and the tree was painted then."""
+    storage = open_store(store_copy("storage_api", tmp_path))
+    roots = count_calls(storage, "list_roots")
+    app = make_app(storage, session=PAGINATION, clock=frozen_clock, poll_interval=0)
+    assert app.warm is not None
+    app.warm.thread.join()  # type: ignore[attr-defined]
+    assert len(roots) == 1, "read by the warm start"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert sequences(app)[:1] == [1]
+        assert len(roots) == 1, "the screen took the warm result"
+        left = list(app.warm._results)  # type: ignore[attr-defined]  # noqa: SLF001
+        assert left == [], left
+
+
+async def test_the_cards_worker_is_not_described_by_a_repr_of_the_page(tmp_path: Path) -> None:
+    """Textual describes a worker by the repr of its arguments unless told otherwise: for a page
+    of 50 × 100 KB outputs that repr took ~19 ms of every page turn."""
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=PAGINATION, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        records = screen.query_one(RawLogView).records
+        worker = screen.cards_for(records)
+        usage = screen.usage_for([])
+        assert worker.description == "delegation cards"
+        assert usage.description == "usage labels"
+        await settle(pilot)
