@@ -93,9 +93,8 @@ class QuickStart:
         self._connection: sqlite3.Connection | None = None
         self._preflight: Future[bool] = Future()
         self._promise("change_token")
-        if session is None:
-            self._promise("list_roots", limit=roots_page)
-        else:
+        self._promise("list_roots", limit=roots_page)  # with --session too: the tree shows them
+        if session is not None:
             self._promise_session(session)
         self.thread = threading.Thread(target=self._run, name="zett-browser quick start", daemon=True)
 
@@ -151,10 +150,11 @@ class QuickStart:
     def _promise(self, name: str, *args: Any, **kwargs: Any) -> None:
         future: Future[Any] = Future()
         with self._lock:
-            if self._closed:
-                return
-            self._results[key_of(name, args, kwargs)] = future
-            self._promised[key_of(name, args, kwargs)] = future
+            key = key_of(name, args, kwargs)
+            if self._closed or key in self._promised:
+                return  # one future per call: a second promise would orphan the first
+            self._results[key] = future
+            self._promised[key] = future
 
     def _promise_session(self, session: str) -> None:
         for name in ("get_node", "raw_bounds", "all_snapshot_versions", "snapshot_version", "ancestors"):
@@ -257,6 +257,8 @@ class QuickStart:
         if self.seq is None:
             kwargs = {"after_sequence": None, "limit": self.page_size}
             self._settle("raw_page", (session,), kwargs, lambda: self._page(connection, session))
+        if self.session is not None:  # the session's page first, then the tree's roots
+            self._settle("list_roots", (), {"limit": self.roots_page}, lambda: self._roots(connection))
 
     def _ready(self, node: Any, bounds: Any) -> bool:
         """The storage's preflight, on what was read: the session exists, ``seq`` is in its log."""
@@ -291,7 +293,7 @@ class QuickStart:
             raise _Unsure("the storage refuses this limit")
         rows = self._mappings(connection, "list_roots", roots_page=self.roots_page)
         nodes, after = node_page(rows, self.roots_page, "updated_at")
-        if nodes and not isinstance(nodes[0].session_id, BadText):
+        if self.session is None and nodes and not isinstance(nodes[0].session_id, BadText):
             # Promised before the roots are published: whoever reads them asks for these next.
             self._promise_session(nodes[0].session_id)
         return Page(items=nodes, next_cursor=after)
