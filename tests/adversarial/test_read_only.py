@@ -24,6 +24,7 @@ import textwrap
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -190,7 +191,7 @@ def test_the_app_ends_when_its_terminal_vanishes(tmux: Tmux, store: Path) -> Non
         for _ in range(4):  # frames being written when the terminal goes (the hang needs them)
             tmux("send-keys", "-t", "app", *(["j", "k"] * 20))
         tmux.close()  # the whole terminal goes: every pane gets SIGHUP, the pty closes
-        wait_for(lambda pid=pid: exited(pid), 20, "the app to end after its terminal vanished")
+        wait_for(partial(exited, pid), 20, "the app to end after its terminal vanished")
         assert listing(store.parent) == before_listing
         assert sha256(store) == before_digest
 
