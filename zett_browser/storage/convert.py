@@ -52,7 +52,6 @@ def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
     return [f"{name} is not valid UTF-8" for name in names if isinstance(row[name], BadText)]
 
 
-
 #: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
 UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -72,7 +71,6 @@ def stored_time(value: Any) -> Any:
         except (ValueError, OverflowError):  # garbage, or year 1 with an offset east of UTC
             return value
     return value
-
 
 
 def _time(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:
@@ -150,7 +148,6 @@ def record_from_row(row: Mapping[Any, Any], decode: Decode) -> RawMessageRecord:
         problems=tuple(problems),
     )
     return record
-
 
 
 def _count(value: Any) -> int:

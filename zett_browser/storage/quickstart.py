@@ -347,4 +347,3 @@ class QuickStart:
             raise _Unsure("the storage refuses this limit")
         rows = self._mappings(connection, "raw_page", session=session, page_size=self.page_size)
         return [record_from_row(row, _decode) for row in rows]
-

@@ -71,8 +71,6 @@ def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
         return SessionSummary.model_construct(**values)
 
 
-
-
 def record_from_row(row: Mapping[Any, Any]) -> RawMessageRecord:
     """Build a Raw Log record from a ``raw_messages`` row, reporting unreadable parts."""
     return convert.record_from_row(row, decode_message_leniently)

@@ -99,5 +99,3 @@ def sqlite_uri(path: Path, mode: str) -> str:
 def browse_mode(path: Path) -> str:
     """Always ``ro``: see the module docstring for why ``rw`` + ``query_only`` is not enough."""
     return "ro"
-
-
