@@ -21,7 +21,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 #: The store methods the warm start may answer.
 SERVED = frozenset(
@@ -57,28 +57,23 @@ def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
     return (name, args, tuple(sorted(kwargs.items())))
 
 
-class WarmStart:
-    """The first screen's reads on a thread of their own; each result handed out once."""
+class Handout:
+    """Results read ahead on a thread, each handed out once: what :class:`WarmStart` and the
+    SQLite start-up reader (``storage/quickstart.py``) share. Subclasses set ``thread``."""
 
-    def __init__(
-        self, store: Any, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
-    ) -> None:
-        self.store = store
-        self.roots_page = roots_page
-        self.session = session
-        self.seq = seq
-        self.page_size = page_size
+    thread: threading.Thread
+
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._results: dict[Key, Future[Any]] = {}
+        self._results: dict[Key, Future[Any]] = {}  # not taken yet
         self._closed = False
-        self.thread = threading.Thread(target=self._run, name="zett-browser warm start", daemon=True)
 
-    def start(self) -> WarmStart:
+    def start(self) -> Self:
         self.thread.start()
         return self
 
     def take(self, key: Key) -> Future[Any] | None:
-        """The warm result of this call, if there is one (then it is forgotten)."""
+        """The result of this call, if there is one (then it is forgotten)."""
         with self._lock:
             return None if self._closed else self._results.pop(key, None)
 
@@ -87,6 +82,25 @@ class WarmStart:
         with self._lock:
             self._closed = True
             self._results.clear()
+            self._on_close()
+
+    def _on_close(self) -> None:
+        """Called under the lock when closing (the reader interrupts its query)."""
+
+
+class WarmStart(Handout):
+    """The first screen's reads on a thread of their own; each result handed out once."""
+
+    def __init__(
+        self, store: Any, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.roots_page = roots_page
+        self.session = session
+        self.seq = seq
+        self.page_size = page_size
+        self.thread = threading.Thread(target=self._run, name="zett-browser warm start", daemon=True)
 
     def finish(self) -> None:
         """Serve nothing more and wait until the thread has released its connections.

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.records import Page, SessionNode
-from ..warmstart import DECLINED, key_of  # the warm store's own: it tests ``result is DECLINED``
+from ..warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
 from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
@@ -73,12 +73,13 @@ def _bound(value: Any, offset: int) -> Any:
     return value + offset if offset else value
 
 
-class QuickStart:
+class QuickStart(Handout):
     """The first screen's reads on a thread of their own, through the stdlib driver."""
 
     def __init__(
         self, path: str | Path, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
     ) -> None:
+        super().__init__()
         self.path = Path(path)
         self.session = session
         self.seq = seq
@@ -86,10 +87,7 @@ class QuickStart:
         self.roots_page = roots_page
         #: The sidecars beside the store before this reader opened it: hand it to the storage.
         self.guard = SidecarGuard.record(self.path)
-        self._lock = threading.Lock()
-        self._results: dict[Key, Future[Any]] = {}  # not taken yet
         self._promised: dict[Key, Future[Any]] = {}  # every future, taken or not
-        self._closed = False
         self._connection: sqlite3.Connection | None = None
         self._preflight: Future[bool] = Future()
         self._promise("change_token")
@@ -100,22 +98,10 @@ class QuickStart:
 
     # ------------------------------------------------------------------ the WarmStart API
 
-    def start(self) -> QuickStart:
-        self.thread.start()
-        return self
-
-    def take(self, key: Key) -> Future[Any] | None:
-        """The future of this call, if the reader answers it (then it is forgotten)."""
-        with self._lock:
-            return None if self._closed else self._results.pop(key, None)
-
-    def close(self) -> None:
-        """Serve nothing more; a read under way is interrupted (its future says DECLINED)."""
-        with self._lock:
-            self._closed = True
-            self._results.clear()
-            if self._connection is not None:
-                self._connection.interrupt()
+    def _on_close(self) -> None:
+        """A read under way is interrupted (its future says DECLINED)."""
+        if self._connection is not None:
+            self._connection.interrupt()
 
     def finish(self) -> None:
         """Serve nothing more and wait until the thread has closed its connection.
