@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
-from .launch import LazyStore, lazy_store, reader
+from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
 from .lifecycle import StartupSignals
 from .text import clean
 
@@ -357,12 +357,14 @@ def main(argv: list[str] | None = None) -> int:
     # A SQLite file: its first screen is read from now on, while Textual and the app load.
     # From the first open, SIGTERM/SIGHUP end the command through the finally below.
     signals = StartupSignals().install()
+    pause_collection()  # until the first screen is up (the app ends the hold)
     quick = None
     try:
         quick = reader(args.store, session=args.session, seq=args.seq, page_size=args.page_size)
         if quick is not None and quick.start().preflight():
             return run(lazy_store(args.store, quick), warm=quick, signals=signals)
     finally:
+        resume_collection()  # if the app did not end the hold (or never ran)
         signals.restore()
         if quick is not None:
             quick.finish()  # closed (also when it cannot vouch for the store: the storage says why)

@@ -21,7 +21,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from .keymap import bindings, keys
-from .launch import LazyStore, begin, lazy_store, sqlite_path
+from .launch import LazyStore, begin, lazy_store, resume_collection, sqlite_path
 from .lifecycle import end_after_hangup, install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
@@ -106,6 +106,9 @@ class ZettBrowserApp(App[None]):
             release_repaints(self)
             with contextlib.suppress(Exception):  # no screen: the app is exiting
                 self.screen.refresh(layout=True)
+            if not isinstance(self.storage, LazyStore):
+                # (A LazyStore ends the command line's hold once the storage is imported.)
+                self.call_after_refresh(resume_collection)
 
     def _restyle(self, _theme: object) -> None:
         """A new theme: resolve the text styles with its colours and repaint what uses them."""

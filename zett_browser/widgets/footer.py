@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
-from .textual_compat import footer_ready
+from .textual_compat import footer_ready, settle_footer_key
 
 
 class KeyFooter(Footer):
@@ -50,5 +50,6 @@ class KeyFooter(Footer):
         for widget in super().compose():
             key = getattr(widget, "key", None)
             if isinstance(key, str):
-                widget.add_class("-key-" + re.sub(r"[^A-Za-z0-9_-]", "_", key))
+                widget.add_class("-key-" + re.sub(r"[^A-Za-z0-9_-]", "_", key), update=False)
+            settle_footer_key(widget, self.compact)
             yield widget

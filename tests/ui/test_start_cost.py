@@ -1,0 +1,100 @@
+"""What the first screen costs (issue 16: first paint at 2x a bare Textual app).
+
+Two costs found by profiling the start are checked here; the timed figures live in
+``benchmarks/startup.py`` and ``benchmarks/app_bench.py``.
+
+- Textual's ``FooterKey`` starts compact and is data-bound to its footer's value, so each
+  key added and removed a class on mount: every change restyled the screen (~30 ms of
+  ~150 ms from ``make_app`` to the first paint).
+- The cyclic garbage collector walked start-up's long-lived objects again and again while
+  they were made (~40 ms, in full collections of 10-15 ms inside the first frame). The
+  command line holds it off until the first screen is up and the storage imported.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from tests.ui.helpers import frozen_clock, settle, store_copy
+from zett_browser import launch
+from zett_browser.__main__ import main
+from zett_browser.app import make_app
+from zett_browser.launch import LazyStore, begin, lazy_store, pause_collection, resume_collection
+from zett_browser.widgets.footer import KeyFooter
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """Whatever a test does to the collector, the next test finds it running."""
+    yield
+    resume_collection()
+    gc.enable()
+
+
+async def test_footer_keys_mount_without_restyling_the_screen(tmp_path: Path) -> None:
+    app = make_app(store_copy("agent_run", tmp_path), clock=frozen_clock, poll_interval=0)
+    restyled: list[Any] = []
+    real = app.update_styles
+
+    def update_styles(node: Any = None, animate: bool = True) -> None:
+        restyled.append(node)
+        real(node, animate)
+
+    app.update_styles = update_styles  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        assert len(keys) >= 8, "the footer shows the screen's keys"
+        assert all(key.compact == footer.compact and not key.has_class("-compact") for key in keys)
+        assert not [node for node in restyled if isinstance(node, FooterKey)], "a key restyled the screen"
+
+
+async def test_the_command_lines_collection_hold_ends_once_the_storage_is_imported(
+    tmp_path: Path, collector: None
+) -> None:
+    path = store_copy("agent_run", tmp_path)
+    pause_collection()
+    quick = begin(path, session=None, seq=None, page_size=50)
+    assert quick is not None and not gc.isenabled()
+    store = lazy_store(path, quick)
+    app = make_app(store, warm=quick, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await store.ready()
+        assert gc.isenabled(), "collection runs again once the first screen is up"
+        assert gc.get_freeze_count() > 0, "what start-up made is kept out of full collections"
+    assert isinstance(store, LazyStore)
+
+
+async def test_an_app_on_an_open_storage_ends_the_hold_after_its_first_paint(tmp_path: Path, collector: None) -> None:
+    app = make_app(store_copy("agent_run", tmp_path), clock=frozen_clock, poll_interval=0)
+    pause_collection()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert gc.isenabled()
+
+
+def test_no_hold_is_left_behind_by_a_command_that_fails(tmp_path: Path, collector: None) -> None:
+    assert main([str(tmp_path / "missing.sqlite3")]) == 2
+    assert gc.isenabled()
+    foreign = tmp_path / "foreign.sqlite3"
+    foreign.write_bytes(b"not a database" * 100)
+    assert main([str(foreign)]) == 2
+    assert gc.isenabled()
+
+
+def test_a_hold_is_only_ended_by_its_owner(collector: None) -> None:
+    """Someone else's disabled collector (an embedding program's) is left as it was."""
+    gc.disable()
+    pause_collection()
+    resume_collection()
+    assert not gc.isenabled()
+    gc.enable()
+    assert launch._collection_paused is False  # noqa: SLF001
