@@ -30,7 +30,7 @@ from .screens.watch import ROOTS_PAGE
 from .warmstart import Warm, WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
-from .widgets.textual_compat import hold_repaints, release_repaints
+from .widgets.textual_compat import PromptOutput, hold_repaints, release_repaints
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
     from .live_demo import LiveDemo
@@ -44,7 +44,7 @@ def is_connection_failure(error: BaseException) -> bool:
     return isinstance(error, StoreConnectionError)
 
 
-class ZettBrowserApp(App[None]):
+class ZettBrowserApp(PromptOutput, App[None]):
     """Browse a zett-agent store: sessions, the Raw Log and compaction snapshots."""
 
     CSS_PATH = "app.tcss"

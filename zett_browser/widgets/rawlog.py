@@ -33,6 +33,12 @@ FINISH_CHUNK = 8
 #: Seconds one such step may take: a step holds the loop, and a key pressed meanwhile
 #: waits for it (8 records with long tool calls took 20-70 ms on a busy machine).
 FINISH_STEP_S = 0.004
+#: Seconds between such steps with the loop idle. The loop releases the GIL only for an
+#: instant between callbacks, too short for another thread to take it, so back-to-back
+#: steps starved Textual's input and output threads: a key came 10-15 ms late and a frame
+#: reached the terminal only after the last step. Idle for this long, the loop sleeps in
+#: ``select`` and they run.
+FINISH_GAP_S = 0.0005
 
 
 class RawLogView(ScrollView, can_focus=True):
@@ -232,7 +238,7 @@ class RawLogView(ScrollView, can_focus=True):
             # Through the event loop, not straight into this widget's queue: a widget
             # handles its queued messages without yielding, so a key that came meanwhile
             # (it reaches this view through the app) would wait for the whole page.
-            asyncio.get_running_loop().call_soon(self.call_later, self._finish, generation)
+            asyncio.get_running_loop().call_later(FINISH_GAP_S, self.call_later, self._finish, generation)
             return
         self._update_virtual_size()
         height = self.scrollable_content_region.height or self.size.height

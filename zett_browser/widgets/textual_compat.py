@@ -9,6 +9,7 @@ silently losing the optimisation or raising at the first key press.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.app import App
@@ -31,6 +32,7 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (App, "_begin_batch"),
     (App, "_end_batch"),
     (Screen, "_compositor_refresh"),
+    (App, "_display"),
 )
 
 
@@ -39,15 +41,18 @@ def footer_ready(footer: Footer) -> bool:
     return bool(footer._bindings_ready)
 
 
-def settle_footer_key(widget: Widget, compact: bool) -> None:
-    """Give a new footer key its footer's ``compact`` before it is mounted.
+def settle_footer_key(widget: Widget, footer_compact: bool) -> None:
+    """Give a new footer key the ``compact`` it will have, before it is mounted.
 
-    A ``FooterKey`` starts compact and is data-bound to its footer's (not compact) value:
-    mounting it adds and then removes the ``-compact`` class, and each change restyles the
-    whole screen. With ten keys that was ~30 ms of a ~150 ms first screen. Set beforehand,
-    the binding finds the value it would set and nothing is restyled.
+    A ``FooterKey`` starts compact; the footer data-binds its keys to its own (not compact)
+    value, so mounting one added and then removed the ``-compact`` class, and each change
+    restyled the whole screen: with ten keys ~30 ms of a ~150 ms first screen. Set
+    beforehand, nothing changes on mount. (The command palette's key is not bound: it
+    keeps its default, compact, with the class set now instead of by its first watcher call.)
     """
     if isinstance(widget, FooterKey):
+        # (Reading ``widget.compact`` here would run its watcher already: the very restyle.)
+        compact = True if widget.has_class("-command-palette") else footer_compact
         widget.set_reactive(FooterKey.compact, compact)
         widget.set_class(compact, "-compact", update=False)
 
@@ -99,3 +104,38 @@ class FrameHold:
         if self.frames_held():
             return
         super()._compositor_refresh()  # type: ignore[misc]
+
+
+#: Longest a frame waits for Textual's output thread to take it (then the loop goes on).
+OUTPUT_WAIT_S = 0.005
+
+
+def let_output_through(app: App[Any], budget: float = OUTPUT_WAIT_S) -> None:
+    """Block until Textual's output thread has taken the frames queued so far (or ``budget``).
+
+    Textual hands each frame to a thread that writes it to the terminal. That thread needs
+    the GIL, and CPython gives it to a waiting thread only when the holder has kept it for
+    5 ms without a switch: the event loop, releasing it for an instant in every ``select``,
+    never does. So while the loop had work after a frame (the rest of a page's layout, in
+    4 ms steps), the frame sat in the queue: 20-30 ms measured in tmux after a page turn,
+    whose frame was ready after ~20 ms. Sleeping a fraction of a millisecond here releases
+    the GIL long enough for the thread to wake and take it. No-op without an output thread
+    (headless and test runs).
+    """
+    writer = getattr(app._driver, "_writer_thread", None)
+    queue = getattr(writer, "_queue", None)
+    if queue is None:
+        return
+    deadline = time.perf_counter() + budget
+    while queue.qsize() and time.perf_counter() < deadline:
+        time.sleep(0.0001)
+
+
+class PromptOutput:
+    """An App mixin: each frame reaches the terminal before the loop goes on (see
+    :func:`let_output_through`)."""
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        super()._display(screen, renderable)  # type: ignore[misc]
+        if renderable is not None:
+            let_output_through(self)  # type: ignore[arg-type]
