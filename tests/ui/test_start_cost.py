@@ -99,3 +99,22 @@ def test_a_hold_is_only_ended_by_its_owner(collector: None) -> None:
     assert not gc.isenabled()
     gc.enable()
     assert launch._collection_paused is False  # noqa: SLF001
+
+
+async def test_the_first_keys_queries_are_prepared_once_the_first_page_shows(tmp_path: Path) -> None:
+    """(tests/storage/test_warm_up.py checks what the warm-up prepares.)"""
+    from zett_browser.storage import open_store
+
+    storage = open_store(store_copy("agent_run", tmp_path))
+    calls: list[dict[str, Any]] = []
+    real = storage.warm_up
+
+    async def warm_up(**kwargs: Any) -> None:
+        calls.append(kwargs)
+        await real(**kwargs)
+
+    storage.warm_up = warm_up  # type: ignore[method-assign]
+    app = make_app(storage, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert calls == [{"page_size": 50, "children_page": 200}]

@@ -156,6 +156,10 @@ class BrowsingStore(Protocol):
         """A cheap value that changes whenever anything is committed."""
         ...
 
+    async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:
+        """Prepare the queries a first key press makes (reads nothing that exists)."""
+        ...
+
     async def close(self) -> None:
         """Release the connections."""
         ...

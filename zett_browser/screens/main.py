@@ -307,7 +307,17 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
             self.call_after_refresh(_freeze_startup_objects)
             if self.options.after_first_page is not None:
                 self.options.after_first_page()
-            self.quiet.run(self.start_deferred_sync)  # keys pressed at once go first
+            self.quiet.run(self._warm_up)  # keys pressed at once go first
+            self.quiet.run(self.start_deferred_sync)
+
+    @work(group="warm-up", exit_on_error=False, description="warm up the first keys' queries")
+    async def _warm_up(self) -> None:
+        """Let the storage prepare what the first page turn, expand or open will run: a
+        moment of the loop now, in a pause, instead of inside the first key press."""
+        try:
+            await self.store.warm_up(page_size=self.options.page_size, children_page=CHILDREN_PAGE)
+        except Exception:  # noqa: BLE001, S110 - only a speed-up: the key presses read as usual
+            pass
 
     def _unreadable_page(self, session_id: str, error: BaseException) -> None:
         """A page of the open session could not be read: never leave another session's rows
