@@ -118,3 +118,38 @@ async def test_the_first_keys_queries_are_prepared_once_the_first_page_shows(tmp
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         assert calls == [{"page_size": 50, "children_page": 200}]
+
+
+async def test_an_update_after_a_pause_is_drawn_without_waiting_for_the_frame_timer(tmp_path: Path) -> None:
+    """Textual draws pending updates at its 60 Hz timer's next tick (17 ms of idle loop
+    measured before the first paint); the main screen draws the first update after a frame
+    period without one as it goes idle."""
+    import asyncio
+
+    from zett_browser.widgets.status import StatusLine
+
+    app = make_app(store_copy("agent_run", tmp_path), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        timer = screen._update_timer  # noqa: SLF001
+        resumed: list[float] = []
+        frames: list[float] = []
+        real_resume, real_refresh = timer.resume, screen._compositor_refresh  # noqa: SLF001
+
+        def resume() -> None:
+            resumed.append(asyncio.get_running_loop().time())
+            real_resume()
+
+        def compositor_refresh() -> None:
+            frames.append(asyncio.get_running_loop().time())
+            real_refresh()
+
+        timer.resume = resume
+        screen._compositor_refresh = compositor_refresh  # noqa: SLF001
+        await asyncio.sleep(0.1)
+        status = screen.query_one(StatusLine)
+        status.refresh()
+        while not frames:
+            await asyncio.sleep(0.001)
+        assert not resumed, "it waited for the frame timer"
