@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import StartupSignals
+from .lifecycle import StartupSignals, on_hangup_exit
 from .text import clean
 
 if TYPE_CHECKING:
@@ -214,6 +214,8 @@ def run_demo(argv: list[str]) -> int:
     if args.path is None:
         directory = Path(tempfile.mkdtemp(prefix="zett-browser-demo-"))
         path = directory / "demo.sqlite3"
+        if not args.keep:
+            on_hangup_exit(partial_rmtree(directory))
     else:
         path = args.path
     from .live_demo import LiveDemo
@@ -255,6 +257,11 @@ def run_demo(argv: list[str]) -> int:
             shutil.rmtree(directory, ignore_errors=True)
         elif directory is not None:
             print(f"{PROG}: the demo store is kept at {clean(path)}")
+
+
+def partial_rmtree(directory: Path) -> Callable[[], None]:
+    """Remove ``directory`` (a temporary demo store and its index), ignoring errors."""
+    return functools.partial(shutil.rmtree, directory, ignore_errors=True)
 
 
 async def fold_demo_wal(path: Path) -> None:

@@ -20,6 +20,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, Protocol
 
@@ -31,6 +32,14 @@ HANGUP: int | None = getattr(signal, "SIGHUP", None)
 
 class _State:
     hung_up = False
+    #: Clean-ups of the command itself that a hang-up's early end must still run.
+    before_hangup_exit: list[Callable[[], object]] = []
+
+
+def on_hangup_exit(cleanup: Callable[[], object]) -> None:
+    """Run ``cleanup`` also when a hang-up ends the process early (see :func:`end_after_hangup`):
+    a ``finally`` around ``app.run()`` is skipped then."""
+    _State.before_hangup_exit.append(cleanup)
 
 
 class Exitable(Protocol):
@@ -110,6 +119,11 @@ def end_after_hangup() -> None:
     The store is closed and its sidecars removed by then (``on_unmount``), so nothing is lost.
     """
     if _State.hung_up and HANGUP is not None:
+        for cleanup in _State.before_hangup_exit:
+            try:
+                cleanup()
+            except Exception:  # noqa: BLE001, S110 - the process ends either way
+                pass
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

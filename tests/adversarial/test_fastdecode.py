@@ -5,7 +5,7 @@ filled in, encoded by the codec) are mutated field by field (wrong type, bool fo
 neighbour types, numeric strings, null, missing, unknown keys at every level, bytes as
 plain strings, bad base64...), at the envelope level, in the raw text (BOM, truncation,
 surrogates, deep nesting, huge numbers) and by a seeded random mutator. For every case
-``decode_fast`` must return ``None`` or a value identical to ``decode_message_leniently``'s
+``decode_fast`` must return ``None`` or a value identical to ``decode_reference``'s
 (``check_exact`` compares types, ``unknown_fields`` and key order too).
 """
 
@@ -39,7 +39,7 @@ from zett_browser.model.messages import (
     UnreadableMessage,
     UserMessage,
 )
-from zett_browser.storage.codec import decode_message_leniently, encode_messages
+from zett_browser.storage.codec import decode_reference, encode_messages
 from zett_browser.storage.fastdecode import MAX_DEPTH, decode_fast
 from zett_browser.storage.rows import BadText
 
@@ -191,7 +191,7 @@ def test_an_unknown_key_at_any_level_is_still_decoded(tmp_path: Path) -> None:
     for payload in base_payloads(tmp_path):
         for label, mutated in field_mutations(payload):
             if label.startswith("extra key at"):
-                reference = decode_message_leniently(mutated)
+                reference = decode_reference(mutated)
                 assert isinstance(reference, UnreadableMessage) or check_exact(mutated), (label, mutated)
                 cases += 1
     assert cases > 100
@@ -282,14 +282,14 @@ def test_damaged_rows_are_declined_never_unreadable() -> None:
         result = decode_fast(payload)
         assert not isinstance(result, UnreadableMessage), name
         if result is not None:
-            assert not isinstance(decode_message_leniently(payload), UnreadableMessage), name
+            assert not isinstance(decode_reference(payload), UnreadableMessage), name
 
 
 @pytest.mark.parametrize("value", ["5", "null", "[]", "{}"])
 def test_the_reference_reads_a_bytes_value_that_is_not_text_as_unreadable(value: str) -> None:
     """It raised TypeError from its JSON hook and took the page down; now it explains the row."""
     payload = '[{"kind": 1, "data": {"content": "x", "attributes": {"b": {"__kcs_bytes__": ' + value + "}}}}]"
-    message = decode_message_leniently(payload)
+    message = decode_reference(payload)
     assert isinstance(message, UnreadableMessage) and "not valid JSON" in message.error
     assert decode_fast(payload) is None
 

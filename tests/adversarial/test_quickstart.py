@@ -19,7 +19,7 @@ import pytest
 from tests.adversarial import damage as d
 from tests.storage.quickcheck import Outcome, check
 from zett_browser.storage import quickstart
-from zett_browser.storage.codec import decode_message_leniently
+from zett_browser.storage.codec import decode_reference
 
 #: The session with the newest activity: the first root, opened without --session.
 FIRST_ROOT = d.PAGINATION
@@ -185,7 +185,7 @@ def listing(directory: Path) -> list[str]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_damaged_store(case: str, decoder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if decoder == "exact":
-        monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+        monkeypatch.setattr(quickstart, "decode_fast", decode_reference)
     directory = tmp_path / "store"
     directory.mkdir()
     path = d.copy_fixture("storage_api", directory)
@@ -202,7 +202,7 @@ def test_damaged_store(case: str, decoder: str, tmp_path: Path, monkeypatch: pyt
 
 def test_nullable_sort_keys_are_declined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A NULL band changes the storage's SQL: the reader, generated without it, declines all."""
-    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+    monkeypatch.setattr(quickstart, "decode_fast", decode_reference)
     path = d.copy_fixture("storage_api", tmp_path)
     _nullable_sequence(path)
     outcome = check(path)
@@ -211,7 +211,7 @@ def test_nullable_sort_keys_are_declined(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_a_bad_text_root_is_not_opened_by_the_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The storage binds such an id from its bytes (CAST); the reader leaves its calls to it."""
-    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+    monkeypatch.setattr(quickstart, "decode_fast", decode_reference)
     path = d.copy_fixture("storage_api", tmp_path)
     _bad_text_id(path)
     outcome = check(path)
@@ -219,7 +219,7 @@ def test_a_bad_text_root_is_not_opened_by_the_reader(tmp_path: Path, monkeypatch
 
 
 def test_a_bad_text_parent_is_left_to_the_storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+    monkeypatch.setattr(quickstart, "decode_fast", decode_reference)
     path = d.copy_fixture("storage_api", tmp_path)
     outcome = check(path, session=_bad_text_parent(path))
     assert outcome.declined == ["ancestors"]
@@ -227,7 +227,7 @@ def test_a_bad_text_parent_is_left_to_the_storage(tmp_path: Path, monkeypatch: p
 
 def test_damaged_rows_are_served_when_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Damage inside rows is not a reason to decline: the page with problems is served."""
-    monkeypatch.setattr(quickstart, "decode_fast", decode_message_leniently)
+    monkeypatch.setattr(quickstart, "decode_fast", decode_reference)
     path = d.copy_fixture("storage_api", tmp_path)
     for damage in ("bad_json", "unknown_kind", "raw_time_garbage", "huge_numbers", "escapes_in_titles"):
         CASES[damage](path)

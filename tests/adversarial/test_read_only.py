@@ -196,6 +196,23 @@ def test_the_app_ends_when_its_terminal_vanishes(tmux: Tmux, store: Path) -> Non
         assert sha256(store) == before_digest
 
 
+def test_a_temporary_demo_is_removed_when_its_terminal_vanishes(tmux: Tmux, tmp_path: Path) -> None:
+    """Review case: after a hang-up the process ends right after the app's clean-up, which
+    skipped ``zett-browser demo``'s removal of its temporary store."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    command = f"cd {REPO} && TMPDIR={temp} exec {sys.executable} -m zett_browser demo"
+    tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+    tmux("set-option", "-t", "app", "remain-on-exit", "on")
+    pid = int(tmux("display-message", "-p", "-t", "app", "#{pane_pid}"))
+    wait_for(lambda: tmux.value("alternate_on") == "1", 30, "the demo to start")
+    wait_for(lambda: any(temp.glob("zett-browser-demo-*/demo.sqlite3-shm")), 30, "the demo store to be browsed")
+    time.sleep(1.0)
+    tmux.close()
+    wait_for(partial(exited, pid), 20, "the demo to end after its terminal vanished")
+    assert list(temp.iterdir()) == [], "the temporary demo store was left behind"
+
+
 # --------------------------------------------------------------------------- unprivileged user
 
 NOBODY_BROWSE = textwrap.dedent(
@@ -204,6 +221,9 @@ NOBODY_BROWSE = textwrap.dedent(
     sys.path.insert(0, {repo!r})
     from zett_browser.storage import open_store
     from zett_browser.__main__ import main
+    # Loaded before dropping privileges, like the rest (this interpreter may live where the
+    # unprivileged user cannot read): the documented API's records import pydantic lazily.
+    import zett_browser.model.documented
     if os.geteuid() == 0:
         os.setgid(65534)
         os.setuid(65534)
@@ -251,6 +271,7 @@ NOBODY_READ_ONLY_DIRECTORY = textwrap.dedent(
     import asyncio, os, sys
     sys.path.insert(0, {repo!r})
     from zett_browser.storage import open_store, StoreError
+    import zett_browser.model.documented  # pydantic, loaded lazily: before dropping privileges
     if os.geteuid() == 0:
         os.setgid(65534)
         os.setuid(65534)

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from zett_browser.storage.codec import decode_message_leniently
+from zett_browser.storage.codec import decode_reference
 from zett_browser.storage.fastdecode import decode_fast
 
 
@@ -53,7 +53,7 @@ def check_exact(payload: object) -> bool:
     fast = decode_fast(payload)
     if fast is None:
         return False
-    reference = decode_message_leniently(payload)
+    reference = decode_reference(payload)
     found = difference(fast, reference)
     assert found is None, f"{found}\npayload: {payload!r:.600}"
     assert fast == reference

@@ -2,7 +2,7 @@
 
 Every envelope in the stores real zett-agent 0.2.1 wrote (the fixtures), in the demo store
 and in the benchmark generators' stores must decode to a value identical to
-``decode_message_leniently``'s, in what ``==`` compares and in what it ignores
+``decode_reference``'s, in what ``==`` compares and in what it ignores
 (``unknown_fields``, tuple vs list, enum members, dict key order), and none may be
 declined: the first screen relies on never needing pydantic for a healthy store.
 """

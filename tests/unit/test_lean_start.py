@@ -91,3 +91,37 @@ def test_the_side_index_is_imported_at_its_first_use(tmp_path: Path) -> None:
         "asyncio.run(app.storage.close())"
     )
     assert "zett_browser.index" in loaded_after(built)
+
+
+def test_browsing_a_store_zett_agent_wrote_does_not_load_pydantic(tmp_path: Path) -> None:
+    """The storage decodes rows with the standard library first (exactly, or it declines);
+    pydantic (~90 ms to import with the message models) loads only for a row it declines."""
+    import shutil
+
+    from tests.support import AGENT_RUN_ROOT, FIXTURES
+
+    store = tmp_path / "agent_run.sqlite3"
+    shutil.copy(FIXTURES / "agent_run.sqlite3", store)
+    script = f"""
+import asyncio, sys
+from zett_browser.storage import open_store
+
+async def browse():
+    storage = open_store({str(store)!r})
+    try:
+        roots = await storage.list_roots(limit=100)
+        assert roots.items
+        page = await storage.raw_page({AGENT_RUN_ROOT!r}, after_sequence=None, limit=50)
+        assert len(page) > 5 and not any(record.problems for record in page)
+        await storage.raw_page_before({AGENT_RUN_ROOT!r}, limit=50)
+        await storage.get_node({AGENT_RUN_ROOT!r})
+        await storage.snapshot_version({AGENT_RUN_ROOT!r})
+        await storage.warm_up()
+    finally:
+        await storage.close()
+
+asyncio.run(browse())
+print(sorted(name for name in sys.modules if name.split(".")[0] == "pydantic"))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
+    assert result.stdout.strip() == "[]", result.stdout

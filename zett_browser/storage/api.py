@@ -12,16 +12,18 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 # isort: split
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.documented import SessionSummary, SessionView
 from ..model.records import RawMessageRecord
 from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .rows import record_from_row, summary_from_row
 from .validation import session_type_code
+
+if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
+    from ..model.documented import SessionSummary, SessionView
 
 
 class DocumentedReads(SessionStorageCore):
@@ -155,6 +157,8 @@ class DocumentedReads(SessionStorageCore):
                 "snapshot": snapshot,
                 "raw_tail": [record_from_row(row) for row in rows.mappings()],
             }
+            from ..model.documented import SessionView
+
             try:
                 return SessionView.model_validate(values)
             except ValueError:

@@ -22,7 +22,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Integer, event, func, inspect, literal, select, type_coerce
@@ -31,7 +31,6 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
-from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.messages import CompactedMessage
 from . import schema
 from .convert import lenient_text
@@ -41,6 +40,9 @@ from .ids import new_uuid7
 from .rows import StoreDataError, StoredDateTime, snapshot_info_from_row, summary_from_row
 from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
+
+if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
+    from ..model.documented import ContextSnapshot, SessionSummary
 
 T = TypeVar("T")
 
@@ -377,6 +379,8 @@ class SessionStorageCore:
                 f"Context snapshot must contain exactly one CompactedMessage (version {info.version}: {why:.200})"
             )
         assert info.created_at is not None and info.updated_at is not None
+        from ..model.documented import ContextSnapshot
+
         return ContextSnapshot(
             id=info.id,
             session_id=info.session_id,

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from sqlalchemy import String, TypeDecorator
 
-from ..model.documented import SessionSummary
 from ..model.records import RawMessageRecord, SnapshotInfo
 from . import convert
 from .codec import decode_message_leniently
@@ -22,6 +20,9 @@ from .convert import UNREADABLE_TIME, stored_time
 from .convert import BadText as BadText  # re-exported: callers import these from here
 from .convert import node_from_row as node_from_row
 from .errors import StoreError
+
+if TYPE_CHECKING:
+    from ..model.documented import SessionSummary
 
 
 class StoreDataError(StoreError, ValueError):
@@ -55,6 +56,10 @@ class StoredDateTime(TypeDecorator[Any]):
 
 def summary_from_row(row: Mapping[Any, Any]) -> SessionSummary:
     """Build a ``SessionSummary``; a foreign value that fails validation is kept as is."""
+    from pydantic import ValidationError
+
+    from ..model.documented import SessionSummary
+
     values = {
         "session_id": row["id"],
         "parent_session_id": row["parent_session_id"],

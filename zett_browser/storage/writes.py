@@ -14,12 +14,11 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.documented import ContextSnapshot, SessionSummary
 from ..model.kinds import MessageKind, kind_of
 from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
 from ..model.records import MessageTiming, ModelUsage
@@ -27,6 +26,9 @@ from .codec import encode_messages
 from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .ids import new_uuid7
 from .validation import check_display_values, display_value, encode_context, session_type_code, utc_naive
+
+if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
+    from ..model.documented import ContextSnapshot, SessionSummary
 
 
 def _stamp(value: datetime | None) -> datetime | None:
@@ -295,6 +297,8 @@ class DocumentedWrites(SessionStorageCore):
                     updated_at=utc_naive(now),
                 )
             )
+            from ..model.documented import ContextSnapshot
+
             return ContextSnapshot(
                 id=snapshot_id,
                 session_id=session_id,
