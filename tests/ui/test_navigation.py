@@ -243,3 +243,26 @@ async def test_the_command_palette_runs_the_raw_log_actions(tmp_path: Path) -> N
         assert view.current is not None and view.current.sequence in view.expanded
         await commands["Copy session id"].callback()
         assert app.clipboard == LONG
+
+
+async def test_the_cursor_stays_on_screen_when_the_raw_log_is_wrapped_anew(tmp_path: Path) -> None:
+    """Review case: opened at ``--seq 15`` the page was wrapped before the first layout at a
+    guessed width; the layout's width wrapped it again and the view fell back to the top,
+    the cursor off screen. A terminal resize did the same."""
+    from tests.support import AGENT_RUN_ROOT
+
+    app = make_app(str(store_copy("agent_run", tmp_path)), session=AGENT_RUN_ROOT, seq=15, clock=frozen_clock)
+
+    def cursor_shown(view: RawLogView) -> bool:
+        assert view.current is not None and view.current.sequence == 15
+        start = view._starts[view.cursor]  # noqa: SLF001
+        return view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
+
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(RawLogView)
+        assert cursor_shown(view)
+        for size in ((100, 40), (80, 24), (160, 45)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert cursor_shown(view), size

@@ -293,6 +293,10 @@ class RawLogView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:
             self._rebuild()
+            if self.cursor:
+                # Wrapped anew, the cursor's record moved: keep it on screen (a page shown
+                # before the first layout, e.g. opened at --seq, was laid out at a guessed width).
+                self._scroll_to_cursor(animate=False)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
