@@ -100,7 +100,7 @@ async def test_the_poll_refreshes_expanded_nodes_in_one_read(tmp_path: Path) -> 
 
 async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None:
     """A poll after an append re-reads the bounds and a snapshot mark, not every version;
-    a new version is still read and shown."""
+    a new version is still read and shown, and only it is read (not the known ones again)."""
     from zett_browser.storage import CompactedMessage, SQLiteSessionStorage, UserMessage
     from zett_browser.widgets.inspector import Inspector
 
@@ -111,6 +111,7 @@ async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None
     await writer.snapshot("live", CompactedMessage(content="summary one"), 2, 0)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
     decoded = count_calls(app.storage, "all_snapshot_versions")
+    added = count_calls(app.storage, "snapshot_versions")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         await writer.append("live", "r", UserMessage(content="late 0"))
@@ -121,8 +122,10 @@ async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None
             await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [5 + index])
         assert decoded == [], "appends alone never re-read the snapshot versions"
         await writer.snapshot("live", CompactedMessage(content="summary two"), 6, 1)
+        added.clear()
         await wait_until(pilot, lambda: len(app.screen.query_one(Inspector).snapshots) == 2)
-        assert len(decoded) >= 1
+        assert decoded == [], "a new version did not read the known ones again"
+        assert added and all(call[0] == "live" for call in added), added
     await writer.close()
 
 

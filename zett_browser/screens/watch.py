@@ -187,8 +187,9 @@ class WatchingScreen(Screen[None]):
         async def read() -> tuple[RawLogBounds, tuple[int, str | None], list[SnapshotMeta]]:
             bounds, mark = await store.raw_bounds(session_id), await store.snapshot_mark(session_id)
             # Version metadata is read again only when a snapshot was added (or the first time).
-            same = mark == state.snapshot_mark
-            return bounds, mark, state.snapshots if same else await store.all_snapshot_versions(session_id)
+            if mark == state.snapshot_mark:
+                return bounds, mark, state.snapshots
+            return bounds, mark, await _versions_after_change(store, session_id, state.snapshots, mark)
 
         result = await self.fetch(read())
         if isinstance(result, Failed):
@@ -226,3 +227,33 @@ class WatchingScreen(Screen[None]):
         else:
             self.unseen += added
             self._show_status(view.records)
+
+
+async def _versions_after_change(
+    store: BrowsingStore, session_id: str, known: list[SnapshotMeta], mark: tuple[int, str | None]
+) -> list[SnapshotMeta]:
+    """Every version's metadata once the snapshot mark changed: only the versions after the
+    newest known one are read when that accounts for the new mark (compaction only adds
+    versions); anything else (versions deleted, replaced) reads them all again.
+
+    On a session with 2,500 versions compacted as it grows, reading all of them at each new
+    version held the loop ~20 ms (converting 2,500 rows) every few seconds.
+    """
+    count, newest = mark
+    if known and count > len(known):
+        added: list[SnapshotMeta] = []
+        after = known[-1].version
+        while True:
+            chunk = await store.snapshot_versions(session_id, after_version=after, limit=VERSIONS_STEP)
+            added.extend(chunk)
+            if len(chunk) < VERSIONS_STEP:
+                break
+            after = chunk[-1].version
+        versions = [*known, *added]
+        if len(versions) == count and newest is not None and newest == max(meta.id for meta in versions):
+            return versions
+    return await store.all_snapshot_versions(session_id)
+
+
+#: Versions read per step when only the new ones are read.
+VERSIONS_STEP = 1_000

@@ -55,6 +55,21 @@ class TreeQueries(SessionStorageCore):
     """The queries that build the session tree."""
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
+        """The node's columns and per-node counts (correlated to ``sessions_t``).
+
+        Built once per schema shape and reused: constructing the three correlated subqueries
+        was most of a tree refresh's time on the event loop (a poll with 100 expanded nodes
+        built them 100 times).
+        """
+        shape = self._has_session_type
+        cached = self.__dict__.get("_node_columns_cache")
+        if cached is not None and cached[0] == shape:
+            return list(cached[1])
+        columns = self._build_node_columns()
+        self.__dict__["_node_columns_cache"] = (shape, tuple(columns))
+        return columns
+
+    def _build_node_columns(self) -> list[ColumnElement[Any]]:
         children = sessions_t.alias("child")
         child_count = (
             select(func.count())
