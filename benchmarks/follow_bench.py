@@ -290,16 +290,17 @@ def busy_rows(compacted_store: Path, session: str, versions: int, *, seconds: fl
     ]
 
 
+def _value(rows: list[str], figure: str) -> float:
+    """The value of the first row whose figure contains ``figure``."""
+    line = next(row for row in rows if figure in row.split("|")[1])
+    return float(line.rstrip(" |").rsplit("|", 1)[1].split(" of ")[0])
+
+
 def busy_checks(rows: list[str]) -> list[tuple[str, float, float]]:
     """(target, measured, limit) from :func:`busy_rows`."""
-
-    def value(part: str) -> float:
-        line = next(row for row in rows if part in row)
-        return float(line.rstrip(" |").rsplit("|", 1)[1].split(" of ")[0])
-
     return [
-        ("follow busy: visibility latency max <= 1000 ms", value("visibility latency, max"), 1000.0),
-        ("follow busy: UI block while writing <= 30 ms", value("UI block while zett-agent writes, longest"), 30.0),
+        ("follow busy: visibility latency max <= 1000 ms", _value(rows, "visibility latency, max"), 1000.0),
+        ("follow busy: UI block while writing <= 30 ms", _value(rows, "while zett-agent writes, longest"), 30.0),
     ]
 
 
@@ -325,15 +326,10 @@ def follow_rows(small: Path, large: Path, name: str, *, seconds: float, rate: fl
 
 def follow_checks(rows: list[str]) -> list[tuple[str, float, float]]:
     """(target, measured, limit) from the rows above."""
-
-    def value(prefix: str) -> float:
-        line = next(row for row in rows if row.startswith(f"| {prefix}"))
-        return float(line.rstrip(" |").rsplit("|", 1)[1].split(" of ")[0])
-
     return [
-        ("follow: visibility latency max <= 1000 ms", value("visibility latency, max"), 1000.0),
-        ("follow: UI block while writing <= 30 ms", value("UI block while zett-agent writes, longest"), 30.0),
-        ("follow: idle CPU <= 2 % of a core", value("CPU following the idle"), 2.0),
+        ("follow: visibility latency max <= 1000 ms", _value(rows, "visibility latency, max"), 1000.0),
+        ("follow: UI block while writing <= 30 ms", _value(rows, "UI block while zett-agent writes, longest"), 30.0),
+        ("follow: idle CPU <= 2 % of a core", _value(rows, "CPU following the idle"), 2.0),
     ]
 
 
