@@ -15,11 +15,11 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model.search import SearchHit
+from .linestyle import LineView
 from .safe import clean, one_line
 
 LINES_PER_HIT = 2
@@ -52,7 +52,7 @@ def hit_snippet(hit: SearchHit) -> Text:
     return snippet
 
 
-class HitList(ScrollView, can_focus=True):
+class HitList(LineView, can_focus=True):
     """Pages of hits, one cursor, and the next page asked for near the end."""
 
     BINDINGS = bindings("hits")
@@ -140,18 +140,18 @@ class HitList(ScrollView, can_focus=True):
         if not self.hits:
             if line == 0 and self.empty_text:
                 return Strip([Segment(self.empty_text, Style(dim=True, italic=True))]).crop_extend(
-                    0, width, self.rich_style
+                    0, width, self.line_style
                 )
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         index = line // LINES_PER_HIT
         if index >= len(self.hits):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         self._want_more(index)
         strip = self._strips(index, width)[line % LINES_PER_HIT]
-        fill = self.rich_style
+        fill = self.line_style
         if index == self.cursor:  # the whole width of both lines, so the cursor reads as one block
             part = "hits--cursor" if self.has_focus else "hits--cursor-blurred"
-            cursor = Style(bgcolor=self.get_component_rich_style(part).bgcolor)
+            cursor = self.cursor_style(part)
             strip, fill = strip.apply_style(cursor), fill + cursor
         return strip.crop_extend(scroll_x, scroll_x + width, fill)
 

@@ -59,6 +59,8 @@ class Inspector(Vertical):
         self._counts: tuple[int, int | None, int | None] = (0, None, None)
         #: The no-compaction line shown last (a live count changes it without a layout).
         self._count_line: str | None = None
+        #: (width, wrapped lines) of what :meth:`_update` showed last, by widget id.
+        self._heights: dict[str | None, tuple[int, int] | None] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Snapshots", style="bold"), id="inspector-title")
@@ -104,7 +106,7 @@ class Inspector(Vertical):
         if latest is not None:
             self._show_summary(latest)
         elif not counting:
-            self.query_one("#inspector-summary", Static).update("")
+            self._update(self.query_one("#inspector-summary", Static), Text(""))
         versions_list.show(versions)
 
     def show_saved(self, saved_tokens: int | None) -> None:
@@ -126,10 +128,9 @@ class Inspector(Vertical):
                 words = f"No compaction: the model sees all {message_count:,} messages."
             else:
                 words = "This session has no messages."
-            # A growing live session repeats this line with a new count: while its length
-            # stays, so does its height, and a repaint does (no layout of the screen).
-            same = self._count_line is not None and len(self._count_line) == len(words)
-            context.update(Text(words, style="dim"), layout=not same)
+            # A growing live session repeats this line with a new count: a repaint shows
+            # it while its height stays (no layout of the screen).
+            self._update(context, Text(words, style="dim"))
             self._count_line = words
             return
         self._count_line = None
@@ -150,13 +151,26 @@ class Inspector(Vertical):
             text.append(f"\nabout {saved_tokens:,} tokens saved (4 characters a token)")
         if len(versions) > 1:
             text.append("\nD: diff with the previous version · L: ledger", style="dim")
-        context.update(text)
+        self._update(context, text)
 
     def _show_summary(self, snapshot: SnapshotInfo) -> None:
         self.summary_shown = snapshot
         summary = self.query_one("#inspector-summary", Static)
         body = Text("\n").join(block_text(block) for block in summary_blocks(snapshot))
-        summary.update(body)
+        self._update(summary, body)
+
+    def _update(self, static: Static, text: Text) -> None:
+        """Show ``text``; lay the screen out only when its wrapped height changes.
+
+        A followed session compacted as it grows shows a new context and summary at each
+        version; of the same height, a repaint shows them (a layout of the whole screen
+        per version took ~20 ms of the loop).
+        """
+        width = static.content_region.width
+        shape = (width, len(text.wrap(self.app.console, width))) if width > 0 else None
+        same = shape is not None and self._heights.get(static.id) == shape
+        static.update(text, layout=not same)
+        self._heights[static.id] = shape
 
     def on_version_list_highlighted(self, event: VersionList.Highlighted) -> None:
         event.stop()
@@ -173,7 +187,7 @@ class Inspector(Vertical):
             snapshot = await self._loader(meta.version)
         except Exception as error:  # noqa: BLE001 - one unreadable version never takes the pane down
             failed = Text(f"Could not read v{meta.version}: {one_line(error, 200)}")
-            self.query_one("#inspector-summary", Static).update(failed)
+            self._update(self.query_one("#inspector-summary", Static), failed)
             return
         self.decoded += 1
         current = self.query_one(VersionList).current

@@ -12,18 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..context import Version, in_force
 from ..keymap import bindings
 from ..model import RawMessageRecord
+from .linestyle import LineView
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 
@@ -41,7 +42,28 @@ FINISH_STEP_S = 0.004
 FINISH_GAP_S = 0.0005
 
 
-class RawLogView(ScrollView, can_focus=True):
+@dataclass(frozen=True, slots=True)
+class _Wrapped:
+    """One record's wrapped lines and what they were wrapped from."""
+
+    record: RawMessageRecord
+    #: (width, reasoning shown, compacted) the lines were wrapped with.
+    shape: tuple[int, bool, bool]
+    cards: Sequence[Text]
+    strips: tuple[Strip, ...]
+
+    def fits(self, record: RawMessageRecord, shape: tuple[int, bool, bool], cards: Sequence[Text]) -> bool:
+        """The lines show ``record`` this way: the same row, shape and cards."""
+        return (
+            self.shape == shape
+            and self.record == record
+            and self.record.problems == record.problems
+            and len(self.cards) == len(cards)
+            and all(a == b and a.style == b.style for a, b in zip(self.cards, cards, strict=True))
+        )
+
+
+class RawLogView(LineView, can_focus=True):
     """One page of Raw Log records, with compaction boundary markers."""
 
     # Not in the footer (``?`` and the command palette list them): a footer that changed
@@ -106,6 +128,10 @@ class RawLogView(ScrollView, can_focus=True):
         self._generation = 0
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
+        #: Each record's wrapped lines, by (session, sequence), kept while the record is
+        #: on the page: a page shown again (a followed session's new rows, cards added)
+        #: wraps only the records that are new or changed.
+        self._wrapped: dict[tuple[str, int], _Wrapped] = {}
 
     def show_page(
         self,
@@ -163,6 +189,8 @@ class RawLogView(ScrollView, can_focus=True):
         self._generation += 1
         self._lines, self._owner, self._starts = [], [], []
         self._next = 0
+        on_page = {(record.session_id, record.sequence) for record in self.records}
+        self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
         self._render_preface(width)
         if not self.records:
             if not self.preface:
@@ -201,15 +229,22 @@ class RawLogView(ScrollView, can_focus=True):
         for position in range(self._next, min(index + 1, len(self.records))):
             record = self.records[position]
             starts.append(len(lines))
-            render = RenderOptions(
-                show_reasoning=record.sequence in self.expanded,
-                show_all=False,
-                compacted_through=self.compacted_through,
-            )
-            for text in [*render_record(record, render), *self.cards.get(record.sequence, ())]:
-                for segments in console.render_lines(text, options, pad=False):
-                    lines.append(Strip(segments))
-                    owner.append(position)
+            shape = (width, record.sequence in self.expanded, record.sequence <= self.compacted_through)
+            cards = self.cards.get(record.sequence, ())
+            key = (record.session_id, record.sequence)
+            wrapped = self._wrapped.get(key)
+            if wrapped is None or not wrapped.fits(record, shape, cards):
+                render = RenderOptions(
+                    show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through
+                )
+                strips = tuple(
+                    Strip(segments)
+                    for text in [*render_record(record, render), *cards]
+                    for segments in console.render_lines(text, options, pad=False)
+                )
+                wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips)
+            lines.extend(wrapped.strips)
+            owner.extend([position] * len(wrapped.strips))
             lines.append(Strip.blank(0))
             owner.append(position)
             marker = self.boundaries.get(record.sequence)
@@ -288,6 +323,7 @@ class RawLogView(ScrollView, can_focus=True):
 
     def restyle(self) -> None:
         """Lay the page out again with the current styles (the app's theme changed)."""
+        self._wrapped.clear()
         self._rebuild()
 
     def on_resize(self) -> None:
@@ -302,15 +338,15 @@ class RawLogView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         if index >= len(self._lines):
-            return Strip.blank(self.size.width, self.rich_style)
+            return Strip.blank(self.size.width, self.line_style)
         strip = self._lines[index]
         owner = self._owner[index]
         if owner >= 0 and self.records[owner].sequence <= self.covered_floor():
             strip = strip.apply_style(_DIM)  # summarised in the context the cursor's step had
         if owner == self.cursor and self.records:
             part = "rawlog--cursor" if self.has_focus else "rawlog--cursor-blurred"
-            strip = strip.apply_style(Style(bgcolor=self.get_component_rich_style(part).bgcolor))
-        return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.rich_style)
+            strip = strip.apply_style(self.cursor_style(part))
+        return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.line_style)
 
     def covered_floor(self) -> int:
         """The boundary of the snapshot in force when the cursor's message began (0: none)."""

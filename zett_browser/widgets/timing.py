@@ -15,12 +15,12 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..formatting import human_duration
 from ..keymap import bindings
 from ..timing import Child, Line, Stall, Step, bar_cells, split_cells
+from .linestyle import LineView
 from .render import style_of
 from .safe import one_line
 
@@ -102,7 +102,7 @@ def line_text(line: Line, width: int, labels: dict[str, str]) -> Text:
     return _stall_text(line)
 
 
-class TimingView(ScrollView, can_focus=True):
+class TimingView(LineView, can_focus=True):
     """The steps of one page of a session, with nested children and stalls."""
 
     BINDINGS = bindings("timingview")
@@ -159,20 +159,20 @@ class TimingView(ScrollView, can_focus=True):
         if not self.lines:
             if index == 0:
                 return Strip([Segment(self.empty_text, Style(dim=True, italic=True))]).crop_extend(0, width, None)
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         if index >= len(self.lines):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         strip = self._strips.get(index)
         if strip is None:
             text = line_text(self.lines[index], width, self.labels)
             text.no_wrap = True
             text.overflow = "ellipsis"
             text.truncate(width, overflow="ellipsis")
-            strip = Strip(list(text.render(self.app.console))).apply_style(self.rich_style)
+            strip = Strip(list(text.render(self.app.console))).apply_style(self.line_style)
             self._strips[index] = strip
         if index == self.cursor:
-            strip = strip.apply_style(Style(bgcolor=self.get_component_rich_style("timing--cursor").bgcolor))
-        return strip.crop_extend(0, width, self.rich_style)
+            strip = strip.apply_style(self.cursor_style("timing--cursor"))
+        return strip.crop_extend(0, width, self.line_style)
 
     def action_cursor(self, step: int) -> None:
         if not self.lines:

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model.compaction import SnapshotMeta
+from .linestyle import LineView
 from .render import style_of
 from .textual_compat import set_scroll_range
 
@@ -39,7 +38,7 @@ def version_label(meta: SnapshotMeta) -> Text:
     return label
 
 
-class VersionList(ScrollView, can_focus=True):
+class VersionList(LineView, can_focus=True):
     """Snapshot versions, one line each, painted only where they are on screen."""
 
     BINDINGS = bindings("versions")
@@ -150,12 +149,12 @@ class VersionList(ScrollView, can_focus=True):
         index = scroll_y + y
         width = self.scrollable_content_region.width or self.size.width
         if index >= len(self.versions):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         strip = self._strip(index, width)
-        fill = self.rich_style
+        fill = self.line_style
         if index == self.cursor:
             part = "versions--cursor" if self.has_focus else "versions--cursor-blurred"
-            cursor = Style(bgcolor=self.get_component_rich_style(part).bgcolor)
+            cursor = self.cursor_style(part)
             strip, fill = strip.apply_style(cursor), fill + cursor
         return strip.crop_extend(scroll_x, scroll_x + width, fill)
 

@@ -1,0 +1,152 @@
+"""The Raw Log keeps each record's wrapped lines while the record stays on the page.
+
+Reused lines must be exactly what wrapping anew gives: a row read again with other
+content, a new width, the compacted mark, reasoning shown, cards and a theme change
+each wrap the record again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.widget import Widget
+
+from zett_browser.model import RawMessageRecord
+from zett_browser.storage import AssistantMessage, UserMessage
+from zett_browser.widgets.rawlog import RawLogView
+
+AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def record(sequence: int, message: object) -> RawMessageRecord:
+    return RawMessageRecord(
+        id=f"id-{sequence}",
+        session_id="s",
+        request_id="r",
+        sequence=sequence,
+        message=message,  # type: ignore[arg-type]
+        metadata={},
+        tags={},
+        started_at=AT,
+        completed_at=AT,
+        duration_ns=0,
+        reasoning_started_at=None,
+        reasoning_completed_at=None,
+        reasoning_duration_ns=None,
+        content_started_at=None,
+        content_completed_at=None,
+        content_duration_ns=None,
+        input_tokens=None,
+        output_tokens=None,
+        cache_read_tokens=None,
+        cache_write_tokens=None,
+        reasoning_tokens=None,
+        created_at=AT,
+        updated_at=AT,
+    )
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield RawLogView()
+
+
+def page_text(view: RawLogView) -> str:
+    return "\n".join(strip.text for strip in view.rendered_lines())
+
+
+async def test_reused_lines_match_a_fresh_wrap_and_changes_wrap_again() -> None:
+    records = [record(n, UserMessage(content=f"message {n}")) for n in range(1, 6)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records)
+        await pilot.pause()
+        first = page_text(view)
+        kept = view._wrapped[("s", 2)].strips
+
+        view.show_page([*records, record(6, UserMessage(content="message 6"))])
+        await pilot.pause()
+        assert view._wrapped[("s", 2)].strips is kept, "an unchanged row is not wrapped again"
+        assert page_text(view).startswith(first.rstrip("\n"))
+        assert "message 6" in page_text(view)
+
+        # The same sequence read back with other content (a store replaced underneath).
+        changed = [records[0], replace(records[1], message=UserMessage(content="other text")), *records[2:]]
+        view.show_page(changed)
+        await pilot.pause()
+        assert "other text" in page_text(view) and "message 2" not in page_text(view)
+
+        view.show_page(changed, compacted_through=3)
+        await pilot.pause()
+        assert page_text(view).count("[compacted]") == 3
+
+        view.show_page(changed)
+        await pilot.pause()
+        assert "[compacted]" not in page_text(view)
+
+        view.show_page(changed)
+        view.show_cards({4: [Text("card under four")]})
+        await pilot.pause()
+        assert "card under four" in page_text(view)
+        view.show_cards({})
+        await pilot.pause()
+        assert "card under four" not in page_text(view)
+
+        # Gone from the page, a record's lines are let go.
+        view.show_page(changed[:2])
+        await pilot.pause()
+        assert set(view._wrapped) == {("s", 1), ("s", 2)}
+
+
+async def test_a_new_width_and_shown_reasoning_wrap_again() -> None:
+    long = "word " * 60
+    reasoning = AssistantMessage(content="answer", reasoning="thinking it over")
+    records = [record(1, UserMessage(content=long)), record(2, reasoning)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records)
+        await pilot.pause()
+        wide = len(view.rendered_lines())
+        await pilot.resize_terminal(50, 30)
+        await pilot.pause()
+        assert len(view.rendered_lines()) > wide, "wrapped again at the new width"
+        assert "thinking it over" not in page_text(view)
+        view.expanded.add(2)
+        view.restyle()
+        await pilot.pause()
+        assert "thinking it over" in page_text(view)
+
+
+async def test_a_frame_reads_the_views_style_once(monkeypatch: Any) -> None:
+    """``rich_style`` walks every ancestor's styles; read per painted line it was a third of
+    a followed Raw Log's frame. One render pass reads it once; outside one it is fresh."""
+    records = [record(n, UserMessage(content=f"message {n}")) for n in range(1, 40)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records)
+        view.focus()
+        await pilot.pause()
+        reads: list[int] = []
+        real = Widget.rich_style
+
+        def counted(widget: Widget) -> Style:
+            if widget is view:
+                reads.append(1)
+            return real.fget(widget)  # type: ignore[attr-defined, no-any-return]
+
+        monkeypatch.setattr(RawLogView, "rich_style", property(counted))
+        view.refresh()  # nothing cached: every line is painted
+        strips = view.render_lines(Region(0, 0, view.size.width, view.size.height))
+        assert len(strips) == view.size.height
+        assert len(reads) == 1
+        assert view.line_style == real.fget(view)  # type: ignore[attr-defined]
+        assert len(reads) == 2, "outside a pass the style is read fresh"
