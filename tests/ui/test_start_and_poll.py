@@ -223,3 +223,48 @@ async def test_following_wraps_only_the_new_rows(tmp_path: Path, monkeypatch: An
         text = "\n".join(strip.text for strip in view.rendered_lines())
         assert "early 14" in text and "late 2" in text
     await writer.close()
+
+
+async def test_a_session_compacted_as_it_grows_is_laid_out_only_when_heights_change(tmp_path: Path) -> None:
+    """Each new snapshot version shows a new context and summary in the inspector: of the
+    same height they repaint (a screen layout per version took ~20 ms of the loop); a
+    taller summary still gets its height."""
+    from textual.widgets import Static
+
+    from zett_browser.storage import CompactedMessage, SQLiteSessionStorage, UserMessage
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(40):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    for version in range(30):  # more versions than the list shows: it scrolls, never grows
+        await writer.snapshot("live", CompactedMessage(content=f"summary through {version + 1}"), version + 1, version)
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        app.screen.follow = True  # type: ignore[attr-defined]
+        summary = app.screen.query_one("#inspector-summary", Static)
+        layouts: list[int] = []
+        real = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(1)
+            return real(*args, **kwargs)
+
+        for version in range(30, 34):
+            if version == 31:  # the first new version measured the panes (sized before any layout)
+                await settle(pilot)
+                app.screen._refresh_layout = counted  # type: ignore[method-assign]
+            await writer.append("live", "r", UserMessage(content=f"late {version}"))
+            boundary = version + 1
+            await writer.snapshot("live", CompactedMessage(content=f"summary through {boundary}"), boundary, version)
+            await wait_until(pilot, lambda boundary=boundary: f"through {boundary}\n" in f"{summary.content}\n")
+        await settle(pilot)
+        assert layouts == []
+        height = summary.size.height
+        await writer.snapshot("live", CompactedMessage(content="\n".join(["a taller summary"] * 6)), 40, 34)
+        await wait_until(pilot, lambda: "a taller summary" in str(summary.content))
+        await settle(pilot)
+        assert layouts, "a taller summary lays the screen out"
+        assert summary.size.height >= height + 5
+    await writer.close()
