@@ -268,3 +268,48 @@ async def test_a_session_compacted_as_it_grows_is_laid_out_only_when_heights_cha
         assert layouts, "a taller summary lays the screen out"
         assert summary.size.height >= height + 5
     await writer.close()
+
+
+async def test_a_poll_moves_the_tree_cursor_only_when_nodes_were_added(tmp_path: Path) -> None:
+    """Each merged parent scheduled a move back to the cursor's node: with 100 expanded
+    nodes, 100 scrolls after every poll (~10 ms of the loop). Now: none when only labels
+    change, one when nodes are added, and the cursor stays on the user's node."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = tmp_path / "tree.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(5):
+        await writer.append(f"root-{index}", "r", UserMessage(content="go"), title=f"Root {index}")
+        await writer.append(f"child-{index}", "r", UserMessage(content="sub"), parent_session_id=f"root-{index}")
+    app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        for index in range(5):
+            node = tree.find(f"root-{index}")
+            assert node is not None
+            node.expand()
+        await settle(pilot)
+        mine = tree.find("child-2")
+        assert mine is not None
+        tree.move_cursor(mine)
+        await settle(pilot)
+        moves: list[object] = []
+        real = tree.move_cursor
+
+        def counted(node: Any, *args: Any, **kwargs: Any) -> Any:
+            moves.append(node)
+            return real(node, *args, **kwargs)
+
+        tree.move_cursor = counted  # type: ignore[method-assign]
+        await writer.append("child-3", "r", UserMessage(content="more"), parent_session_id="root-3")  # a label changes
+        await wait_until(pilot, lambda: "2 msg" in str(getattr(tree.find("child-3"), "label", "")))
+        await settle(pilot)
+        assert moves == []
+        await writer.append("new-root", "r", UserMessage(content="new"), title="Newest root")
+        await writer.append("child-2b", "r", UserMessage(content="sub"), parent_session_id="root-2")
+        await wait_until(pilot, lambda: tree.find("new-root") is not None and tree.find("child-2b") is not None)
+        await settle(pilot)
+        assert moves == [mine], "one move back to the user's node"
+        assert tree.cursor_node is mine
+    await writer.close()

@@ -89,6 +89,8 @@ class SessionTree(Tree[NodeData]):
         self.filter: TreeFilter | None = None
         #: Whether the store has orphans (the group comes back when the tree is read again).
         self._has_orphans = False
+        #: A move back to the cursor's node is scheduled (after nodes were added above it).
+        self._cursor_kept = False
         #: Usage of the sessions shown (side index), put on their labels.
         self.usage: dict[str, SessionUsage] = {}
 
@@ -203,6 +205,7 @@ class SessionTree(Tree[NodeData]):
         now = self.clock()
         known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
         cursor = self.cursor_node
+        added = False
         for node in nodes:
             if not self._shown(node):
                 continue
@@ -226,9 +229,16 @@ class SessionTree(Tree[NodeData]):
                 parent.add(label, data=node, before=before)
             else:
                 parent.add_leaf(label, data=node, before=before)
-        if cursor is not None:
-            # Line numbers change when nodes are added above: move after the tree re-lays out.
-            self.call_after_refresh(self.move_cursor, cursor)
+            added = True
+        if cursor is not None and added and not self._cursor_kept:
+            # Line numbers change when nodes are added above: move after the tree re-lays
+            # out, once however many parents a poll merged into (it merges every expanded one).
+            self._cursor_kept = True
+            self.call_after_refresh(self._keep_cursor, cursor)
+
+    def _keep_cursor(self, cursor: TreeNode[NodeData]) -> None:
+        self._cursor_kept = False
+        self.move_cursor(cursor)
 
     def _attached(self, node: TreeNode[NodeData]) -> bool:
         """Whether ``node`` is in the tree as it is now (node ids start again after a reload)."""
