@@ -235,3 +235,29 @@ async def test_a_store_deleted_while_browsing_is_not_recreated(
     agent_store.unlink()
     await storage.close()
     assert listing(agent_store.parent) == {}
+
+
+@pytest.mark.parametrize("exits", [False, True], ids=["agent running", "agent exited"])
+async def test_opening_the_store_again_keeps_the_open_connections_locks(
+    agent_store: Path, zett_agent_py: Path, exits: bool
+) -> None:
+    """Review case, found when the busy follow benchmark stopped showing new rows (or read
+    a "malformed" store): the app opens the storage while its start-up reader's connection
+    is open, and the file check read the header through a descriptor of its own. Closing
+    it dropped the process's POSIX locks on the store, so zett-agent, closing its
+    connection after each call, found itself the last one: it checkpointed and deleted
+    the -wal under our open connection, which then read a stale store."""
+    storage = open_store(agent_store)
+    await storage.list_sessions()  # a pooled connection is open (it holds its shared lock)
+    again = open_store(agent_store)  # the file is checked again, as the app's storage does
+    writer = AgentWriter(zett_agent_py, agent_store, 5, wait=not exits)
+    if exits:
+        writer.finish()
+    wal = agent_store.parent / "sessions.sqlite3-wal"
+    assert wal.exists() and wal.stat().st_size > 0, "the agent found itself alone and removed its -wal"
+    assert (await storage.raw_bounds("agent-live")).count == 5, "the open connection reads the agent's commits"
+    assert (await again.raw_bounds("agent-live")).count == 5
+    if not exits:
+        writer.finish()
+    await again.close()
+    await storage.close()

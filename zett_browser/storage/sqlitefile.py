@@ -2,7 +2,9 @@
 
 Split from :mod:`.engine` so the start-up reader (:mod:`.quickstart`), which must not
 import SQLAlchemy, opens a store exactly as the storage does: the same ``stat`` and header
-checks (only a regular file is read; a FIFO would block the header read forever), the
+checks (only a regular file is read; a FIFO would block the header read forever; the
+header is read by SQLite, never through a descriptor of ours, which would drop the
+process's locks on the store when closed), the
 same ``file:`` URI built from the quoted path (``?``, ``#`` or ``%`` in a path cannot
 change its meaning), always ``mode=ro``, and the same busy timeouts. :mod:`.engine`
 re-exports every name, so callers keep importing them from there.
@@ -11,6 +13,7 @@ re-exports every name, so callers keep importing them from there.
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 from pathlib import Path
 from urllib.parse import quote
@@ -40,6 +43,7 @@ def check_sqlite_file(path: Path) -> None:
 
     The path is ``stat``-ed before anything opens it: only a regular file is read (a
     FIFO would block the read of its header forever; a device or socket is no store).
+    SQLite then reads the header (see :func:`_sqlite_header_ok` for why never we).
 
     Raises:
         StoreNotFoundError, StoreIsDirectoryError, StorePermissionError, NotSQLiteError,
@@ -58,25 +62,37 @@ def check_sqlite_file(path: Path) -> None:
         raise StoreIsDirectoryError(f"{shown} is a directory, not a zett-agent store")
     if not stat.S_ISREG(mode):
         raise NotAFileError(f"{shown} is a {_file_kind(mode)}, not a zett-agent store file; nothing was opened")
-    try:
-        # O_NONBLOCK: should the path become a FIFO after the stat, the open cannot hang.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise StoreNotFoundError(f"No store at {shown}: the file does not exist ({DEFAULT_STORE_HINT})") from None
-    except PermissionError:
-        raise StorePermissionError(f"Cannot read {shown}: permission denied") from None
-    except OSError as error:
-        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotAFileError(f"{shown} is not a regular file; nothing was read")
-        header = os.read(fd, len(SQLITE_HEADER))
-    except OSError as error:
-        raise StoreError(f"Cannot read {shown}: {clean(error.strerror or error)}") from None
-    finally:
-        os.close(fd)
-    if header and header != SQLITE_HEADER:
+    if not os.access(path, os.R_OK):
+        raise StorePermissionError(f"Cannot read {shown}: permission denied")
+    if not _sqlite_header_ok(path):
         raise NotSQLiteError(f"{shown} is not a SQLite database")
+
+
+def _sqlite_header_ok(path: Path) -> bool:
+    """Whether SQLite takes ``path`` for a database (an empty file counts: SQLite's own
+    answer, as before); any other failure is left for the real connection to report.
+
+    The header is read by SQLite itself, never through a descriptor of our own. POSIX
+    locks belong to the process: closing *any* descriptor of a file drops every lock the
+    process holds on it, also the shared lock each open SQLite connection keeps on the
+    store. A writer that then closes its own connection finds itself the last one,
+    checkpoints and deletes the ``-wal`` under our open connections, which from then on
+    read a stale store, or one SQLite calls "malformed" (measured with zett-agent 0.2.1
+    appending while the browser followed; the storage opened after the start-up reader
+    checked the file while that reader's connection was open). SQLite's own descriptors
+    are closed only once no connection of the process holds a lock on the file.
+    """
+    try:
+        connection = sqlite3.connect(sqlite_uri(path, "ro"), uri=True, timeout=0, isolation_level=None)
+    except sqlite3.Error:
+        return True
+    try:
+        connection.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as error:
+        return getattr(error, "sqlite_errorcode", None) != sqlite3.SQLITE_NOTADB
+    finally:
+        connection.close()
+    return True
 
 
 def _file_kind(mode: int) -> str:
