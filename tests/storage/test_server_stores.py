@@ -229,3 +229,35 @@ async def test_a_slow_browsing_statement_is_cancelled_by_the_server(
         assert await browser.list_sessions(), "the next call works"
     finally:
         await browser.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql", "mysql"], indirect=True)
+async def test_children_pages_and_the_tree_refresh_agree_on_every_backend(backend: Backend) -> None:
+    """The first page of children runs statements built once with bound parameters (the
+    parent id and the limit): the same nodes as the paged walk, on every dialect."""
+    writer = backend.writer()
+    await writer.append("parent", "r", UserMessage(content="go"), title="Parent")
+    for index in range(7):
+        await writer.append(f"child-{index}", "r", UserMessage(content="sub"), parent_session_id="parent")
+    await writer.append("other", "r", UserMessage(content="go"))
+    await writer.close()
+    browser = backend.browser()
+    try:
+        walked: list[str] = []
+        cursor = None
+        while True:
+            page = await browser.list_children("parent", limit=3, cursor=cursor)
+            walked.extend(node.session_id for node in page.items)
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        assert walked == [f"child-{index}" for index in range(7)]
+        first = await browser.list_children("parent", limit=3)
+        assert [node.session_id for node in first.items] == walked[:3] and first.next_cursor is not None
+        _, children = await browser.tree_refresh(["parent", "other", "child-0"], children_limit=5)
+        assert [node.session_id for node in children["parent"].items] == walked[:5]
+        assert children["other"].items == [] and children["child-0"].items == []
+        everything = await browser.list_children("parent", limit=10)
+        assert [node.message_count for node in everything.items] == [1] * 7 and everything.next_cursor is None
+    finally:
+        await browser.close()

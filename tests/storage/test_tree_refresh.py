@@ -48,3 +48,29 @@ async def test_it_is_one_read_however_many_nodes(tmp_path: Path) -> None:
         assert len(checkouts) - before == 3, "the single reads take one checkout each (the difference is real)"
     finally:
         await storage.close()
+
+
+async def test_a_poll_builds_no_statement_per_node(tmp_path: Path) -> None:
+    """Each expanded node's first page and cycle check run statements built once, with
+    the parent id bound: building them per node and poll was most of a poll's time on the
+    event loop. A node in a parent cycle still takes the general path (tested with the
+    damaged stores in tests/adversarial)."""
+    storage = open_store(store_copy("agent_run", tmp_path))
+    try:
+        roots = await storage.list_roots(limit=ROOT_PAGE)
+        ids = [node.session_id for node in roots.items] * 5 + ["x", "y"]
+        first = await storage.tree_refresh(ids, children_limit=200)
+        built: list[int] = []
+        real = storage._with_counts
+
+        def counted(*args: object) -> object:
+            built.append(1)
+            return real(*args)  # type: ignore[arg-type]
+
+        storage._with_counts = counted  # type: ignore[method-assign, assignment]
+        again = await storage.tree_refresh(ids, children_limit=200)
+        assert again == first
+        nullable = storage._may_be_null("agent_sessions", "updated_at")
+        assert len(built) == (2 if nullable else 1), "only the roots' page is built (one per band)"
+    finally:
+        await storage.close()

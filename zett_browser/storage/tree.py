@@ -25,18 +25,19 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 # isort: split
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from sqlalchemy import Integer, and_, func, literal, or_, select, type_coerce
+from sqlalchemy import Integer, String, and_, bindparam, func, literal, or_, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..model.records import Page, SessionCursor, SessionNode
-from .convert import node_from_row
+from .convert import BadText, node_from_row
 from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
-from .keyset import Position, bind, keyset_rows
+from .keyset import Position, bind, first_page_rows, first_page_statements, keyset_rows
 from .rows import RawValue
 from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
 
@@ -100,6 +101,15 @@ class TreeQueries(SessionStorageCore):
             snapshot_count.label("snapshot_count"),
         ]
 
+    def _with_counts(self, page: Select[Any], ordering: tuple[ColumnElement[Any], ...]) -> Select[Any]:
+        """Join a keyset page's ids to the node columns (counts only for the page's rows)."""
+        ids = page.subquery("page")
+        return (
+            select(*self._node_columns(), ids.c.sort_key)
+            .join_from(sessions_t, ids, ids.c.id == sessions_t.c.id)
+            .order_by(*ordering)
+        )
+
     async def _node_page(
         self,
         connection: AsyncConnection,
@@ -117,15 +127,6 @@ class TreeQueries(SessionStorageCore):
         """
         sort_key = type_coerce(sessions_t.c[key], RawValue())
         base = select(sessions_t.c.id, sort_key.label("sort_key")).where(*where)
-
-        def with_counts(page: Select[Any], ordering: tuple[ColumnElement[Any], ...]) -> Select[Any]:
-            ids = page.subquery("page")
-            return (
-                select(*self._node_columns(), ids.c.sort_key)
-                .join_from(sessions_t, ids, ids.c.id == sessions_t.c.id)
-                .order_by(*ordering)
-            )
-
         rows = await keyset_rows(
             connection,
             base,
@@ -136,9 +137,36 @@ class TreeQueries(SessionStorageCore):
             nulls_low=self._nulls_low,
             limit=limit + 1,
             nullable=self._may_be_null("agent_sessions", key),
-            wrap=with_counts,
+            wrap=self._with_counts,
         )
         return node_page(rows, limit, key)
+
+    def _prepared(self) -> _Prepared:
+        """The first-children-page and cycle statements, built once per schema shape.
+
+        A live tree's poll re-reads the first page of every expanded node's children:
+        building their statements anew for each node was most of a poll's time on the
+        event loop (and its garbage set off full collections).
+        """
+        shape = (self._has_session_type, self._may_be_null("agent_sessions", "created_at"), self._nulls_low)
+        cached: _Prepared | None = self.__dict__.get("_prepared_cache")
+        if cached is not None and cached.shape == shape:
+            return cached
+        sort_key = type_coerce(sessions_t.c.created_at, RawValue())
+        parent = bindparam(PARENT_PARAMETER, type_=String())
+        base = select(sessions_t.c.id, sort_key.label("sort_key")).where(sessions_t.c.parent_session_id == parent)
+        children = first_page_statements(
+            base,
+            key=sort_key,
+            row_id=sessions_t.c.id,
+            descending=False,
+            nulls_low=self._nulls_low,
+            nullable=shape[1],
+            wrap=self._with_counts,
+        )
+        prepared = _Prepared(shape, tuple(children), _cycle_statement(bindparam(PARENT_PARAMETER, type_=String())))
+        self.__dict__["_prepared_cache"] = prepared
+        return prepared
 
     async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """Root sessions (no parent), newest activity first, one keyset page."""
@@ -177,6 +205,12 @@ class TreeQueries(SessionStorageCore):
         self, connection: AsyncConnection, session_id: str, limit: int, cursor: SessionCursor | None
     ) -> Page[SessionNode]:
         members = await self._cycle_of(connection, session_id)
+        if cursor is None and not members and not isinstance(session_id, BadText):
+            # The common case (a first page, no cycle): the prepared statements.
+            parameters = {PARENT_PARAMETER: session_id}
+            rows = await first_page_rows(connection, self._prepared().children, parameters, limit + 1)
+            nodes, after = node_page(rows, limit, "created_at")
+            return Page(items=nodes, next_cursor=after)
         where: list[ColumnElement[bool]] = [sessions_t.c.parent_session_id == bind(session_id)]
         if members:
             representative = await connection.scalar(
@@ -216,18 +250,11 @@ class TreeQueries(SessionStorageCore):
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
-        parents = sessions_t.alias("up")
-        anchor = select(sessions_t.c.parent_session_id.label("cur"), literal(1, Integer).label("depth")).where(
-            sessions_t.c.id == session_id
-        )
-        walk = anchor.cte("walk", recursive=True)
-        step = (
-            select(parents.c.parent_session_id, walk.c.depth + 1)
-            .join_from(walk, parents, parents.c.id == walk.c.cur)
-            .where(walk.c.cur != session_id, walk.c.depth < MAX_DEPTH)
-        )
-        walk = walk.union_all(step)
-        chain = [row[0] for row in await connection.execute(select(walk.c.cur).order_by(walk.c.depth))]
+        if not isinstance(session_id, BadText):
+            result = await connection.execute(self._prepared().cycle, {PARENT_PARAMETER: session_id})
+        else:  # an id read back as undecodable text: bound from its bytes
+            result = await connection.execute(_cycle_statement(bind(session_id)))
+        chain = [row[0] for row in result]
         if session_id not in chain:
             return []
         return chain[: chain.index(session_id) + 1]
@@ -320,4 +347,33 @@ class TreeQueries(SessionStorageCore):
         return await self._read(work, consistent=True)
 
 
-__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "TreeQueries"]
+#: The bound parameter of the prepared statements: the parent (or session) id.
+PARENT_PARAMETER = "zett_parent"
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """Statements built once and run with :data:`PARENT_PARAMETER` (see ``_prepared``)."""
+
+    shape: tuple[bool, bool, bool]
+    children: tuple[Select[Any], ...]
+    cycle: Select[Any]
+
+
+def _cycle_statement(session: ColumnElement[Any]) -> Select[Any]:
+    """The parent chain above ``session``, nearest first, up to where it comes back to it."""
+    parents = sessions_t.alias("up")
+    anchor = select(sessions_t.c.parent_session_id.label("cur"), literal(1, Integer).label("depth")).where(
+        sessions_t.c.id == session
+    )
+    walk = anchor.cte("walk", recursive=True)
+    step = (
+        select(parents.c.parent_session_id, walk.c.depth + 1)
+        .join_from(walk, parents, parents.c.id == walk.c.cur)
+        .where(walk.c.cur != session, walk.c.depth < MAX_DEPTH)
+    )
+    walk = walk.union_all(step)
+    return select(walk.c.cur).order_by(walk.c.depth)
+
+
+__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "PARENT_PARAMETER", "TreeQueries"]
