@@ -40,6 +40,9 @@ FINISH_STEP_S = 0.004
 #: reached the terminal only after the last step. Idle for this long, the loop sleeps in
 #: ``select`` and they run.
 FINISH_GAP_S = 0.0005
+#: Lines a record not wrapped yet counts for (blank lines above the first screen).
+ESTIMATED_LINES = 4
+_BLANK = Strip.blank(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,9 @@ class RawLogView(LineView, can_focus=True):
         self._width = 0
         #: Index of the first record not wrapped yet, and the layout's generation.
         self._next = 0
+        #: Records before this one are not wrapped yet either: each shows ESTIMATED_LINES
+        #: blank lines (a page laid out with its cursor far down, e.g. at its end).
+        self._head = 0
         self._generation = 0
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
@@ -180,15 +186,18 @@ class RawLogView(LineView, can_focus=True):
     def _rebuild(self) -> None:
         """Lay the page out again (new page, width or reasoning toggle).
 
-        Only the records up to the cursor and two screens past it are wrapped now; the
-        rest is wrapped right after that frame is painted. A page turn therefore costs
-        what is on screen, and the whole page is laid out a moment later.
+        Only the records from a screen or two above the cursor to two screens past it are
+        wrapped now; the rest is wrapped right after that frame is painted, the records
+        below first, then those above (until then each shows as a few blank lines). A page
+        turn or a jump to the page's end therefore costs what is on screen, and the whole
+        page is laid out a moment later.
         """
         width = max(20, self.scrollable_content_region.width or self.size.width or 80)
         self._width = width
         self._generation += 1
         self._lines, self._owner, self._starts = [], [], []
         self._next = 0
+        self._head = 0
         on_page = {(record.session_id, record.sequence) for record in self.records}
         self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
         self._render_preface(width)
@@ -197,15 +206,29 @@ class RawLogView(LineView, can_focus=True):
                 self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
                 self._owner.append(-1)
         else:
-            self._render_through(self.cursor)
             height = self.scrollable_content_region.height or self.size.height or 50
+            self._head = self._head_above(self.cursor, 2 * height) if not self.preface else 0
+            for position in range(self._head):
+                self._starts.append(len(self._lines))
+                self._lines.extend([_BLANK] * ESTIMATED_LINES)
+                self._owner.extend([position] * ESTIMATED_LINES)
+            self._next = self._head
+            self._render_through(self.cursor)
             while self._next < len(self.records) and len(self._lines) < self._starts[self.cursor] + 2 * height:
                 self._render_through(self._next)
-            if self._next < len(self.records):
+            if self._next < len(self.records) or self._head:
                 self.call_after_refresh(self._finish, self._generation)
         self._painted = len(self._lines)
         self._update_virtual_size()
         self.refresh()
+
+    def _head_above(self, index: int, lines: int) -> int:
+        """The first record to wrap at once so ``lines`` lines above ``index`` are real."""
+        head, above = index, 0
+        while head > 0 and above < lines:
+            head -= 1
+            above += len(self._record_lines(head)[0])
+        return head
 
     def _render_preface(self, width: int) -> None:
         console = self.app.console
@@ -222,54 +245,94 @@ class RawLogView(LineView, can_focus=True):
         """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
         if index < self._next:
             return
-        console = self.app.console
-        width = self._width
-        options = console.options.update_width(width - 1)
         lines, owner, starts = self._lines, self._owner, self._starts
         for position in range(self._next, min(index + 1, len(self.records))):
-            record = self.records[position]
             starts.append(len(lines))
-            shape = (width, record.sequence in self.expanded, record.sequence <= self.compacted_through)
-            cards = self.cards.get(record.sequence, ())
-            key = (record.session_id, record.sequence)
-            wrapped = self._wrapped.get(key)
-            if wrapped is None or not wrapped.fits(record, shape, cards):
-                render = RenderOptions(
-                    show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through
-                )
-                strips = tuple(
-                    Strip(segments)
-                    for text in [*render_record(record, render), *cards]
-                    for segments in console.render_lines(text, options, pad=False)
-                )
-                wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips)
-            lines.extend(wrapped.strips)
-            owner.extend([position] * len(wrapped.strips))
-            lines.append(Strip.blank(0))
-            owner.append(position)
-            marker = self.boundaries.get(record.sequence)
-            if marker:
-                rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
-                lines.append(Strip(list(rule.render(console))))
-                owner.append(-1)
-                lines.append(Strip.blank(0))
-                owner.append(-1)
+            record_lines, record_owner = self._record_lines(position)
+            lines.extend(record_lines)
+            owner.extend(record_owner)
             self._next = position + 1
 
+    def _record_lines(self, position: int) -> tuple[list[Strip], list[int]]:
+        """The lines of record ``position`` (its boundary rule too) and who owns each."""
+        record = self.records[position]
+        width = self._width
+        console = self.app.console
+        shape = (width, record.sequence in self.expanded, record.sequence <= self.compacted_through)
+        cards = self.cards.get(record.sequence, ())
+        key = (record.session_id, record.sequence)
+        wrapped = self._wrapped.get(key)
+        if wrapped is None or not wrapped.fits(record, shape, cards):
+            options = console.options.update_width(width - 1)
+            render = RenderOptions(show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through)
+            strips = tuple(
+                Strip(segments)
+                for text in [*render_record(record, render), *cards]
+                for segments in console.render_lines(text, options, pad=False)
+            )
+            wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips)
+        lines = [*wrapped.strips, _BLANK]
+        owner = [position] * len(lines)
+        marker = self.boundaries.get(record.sequence)
+        if marker:
+            rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
+            lines += [Strip(list(rule.render(console))), _BLANK]
+            owner += [-1, -1]
+        return lines, owner
+
+    def _render_head(self, first: int) -> None:
+        """Wrap the records from ``first`` up to the head (they showed blank lines so far);
+        the lines below move by the difference, and so does the view when they are above it."""
+        head = self._head
+        if first >= head:
+            return
+        lines: list[Strip] = []
+        owner: list[int] = []
+        starts: list[int] = []
+        top = self._starts[first]
+        for position in range(first, head):
+            starts.append(top + len(lines))
+            record_lines, record_owner = self._record_lines(position)
+            lines.extend(record_lines)
+            owner.extend(record_owner)
+        end = self._starts[head]
+        delta = len(lines) - (end - top)
+        self._lines[top:end] = lines
+        self._owner[top:end] = owner
+        self._starts[first:head] = starts
+        for position in range(head, len(self._starts)):
+            self._starts[position] += delta
+        self._head = first
+        self._painted += delta
+        if delta:
+            self._update_virtual_size()
+            if self.scroll_y > top:  # the lines the reader sees below them stay in place
+                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
+        self.refresh()
+
     def _finish(self, generation: int, *, chunk: int | None = FINISH_CHUNK) -> None:
-        """Wrap the rest of the page, a few records at a time, unless another page (or
-        layout) replaced it meanwhile; keys pressed in between are handled in between."""
-        if generation != self._generation or self._next >= len(self.records):
+        """Wrap the rest of the page, a few records at a time (below the first screen, then
+        above it), unless another page (or layout) replaced it meanwhile; keys pressed in
+        between are handled in between."""
+        if generation != self._generation or (self._next >= len(self.records) and not self._head):
             return
         if chunk is None:
             self._render_through(len(self.records) - 1)
-        else:
+            self._render_head(0)
+        elif self._next < len(self.records):
             last = min(len(self.records) - 1, self._next + chunk - 1)
             deadline = time.perf_counter() + FINISH_STEP_S
             self._render_through(self._next)  # at least one record a step
             while self._next <= last and time.perf_counter() < deadline:
                 self._render_through(self._next)
-        if self._next < len(self.records):
+        else:
+            deadline = time.perf_counter() + FINISH_STEP_S
+            first = self._head - 1  # at least one record a step
+            while first > max(0, self._head - chunk) and time.perf_counter() < deadline:
+                self._record_lines(first - 1)  # wrapped (kept in the cache) to measure the step
+                first -= 1
+            self._render_head(first)
+        if self._next < len(self.records) or self._head:
             # Through the event loop, not straight into this widget's queue: a widget
             # handles its queued messages without yielding, so a key that came meanwhile
             # (it reaches this view through the app) would wait for the whole page.
@@ -288,12 +351,12 @@ class RawLogView(LineView, can_focus=True):
 
     def resume(self) -> None:
         """Wrap the rest of this page after all (the page asked for could not be read)."""
-        if self._next < len(self.records):
+        if self._next < len(self.records) or self._head:
             self.call_later(self._finish, self._generation)
 
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
-        pending = (len(self.records) - self._next) * 4
+        pending = (len(self.records) - self._next) * ESTIMATED_LINES
         size = Size(self._width, len(self._lines) + pending)
         height = self.scrollable_content_region.height
         old = self.virtual_size
@@ -310,14 +373,18 @@ class RawLogView(LineView, can_focus=True):
         offset = self._starts[self.cursor] - self.scroll_y if self.cursor < len(self._starts) else None
         self.cards = cards
         self._rebuild()
-        if offset is not None and self.cursor < len(self._starts):
-            target = max(0, self._starts[self.cursor] - offset)
-            self.scroll_to(y=target, animate=False)
-            self.call_after_refresh(self.scroll_to, y=target, animate=False)  # once the new size applies
+        if offset is not None:
+            self._keep_cursor_at(offset)
+            self.call_after_refresh(self._keep_cursor_at, offset)  # once the new size applies
+
+    def _keep_cursor_at(self, offset: float) -> None:
+        """Scroll so the cursor's record starts ``offset`` lines below the view's top."""
+        if self.cursor < len(self._starts):
+            self.scroll_to(y=max(0, self._starts[self.cursor] - offset), animate=False)
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
-        if self._next < len(self.records):
+        if self._next < len(self.records) or self._head:
             self._finish(self._generation, chunk=None)
         return self._lines
 
@@ -358,6 +425,8 @@ class RawLogView(LineView, can_focus=True):
         return self._covered[1]
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
+        if self.cursor < self._head:  # moved up into records not wrapped yet
+            self._render_head(max(0, self.cursor - FINISH_CHUNK))
         wrapped = self._next
         self._render_through(self.cursor + 1)
         if self._next != wrapped:

@@ -1,4 +1,4 @@
-"""The Raw Log keeps each record's wrapped lines while the record stays on the page.
+"""The Raw Log's layout costs: lines kept per record, styles read once a frame, the page wrapped from the cursor.
 
 Reused lines must be exactly what wrapping anew gives: a row read again with other
 content, a new width, the compacted mark, reasoning shown, cards and a theme change
@@ -150,3 +150,65 @@ async def test_a_frame_reads_the_views_style_once(monkeypatch: Any) -> None:
         assert len(reads) == 1
         assert view.line_style == real.fget(view)  # type: ignore[attr-defined]
         assert len(reads) == 2, "outside a pass the style is read fresh"
+
+
+async def test_a_page_shown_at_its_end_wraps_what_is_on_screen_first(monkeypatch: Any) -> None:
+    """Following a session (or G) shows a page with the cursor on its last record: all 100
+    records were wrapped before the first frame (33 ms on the busy follow run). Now the
+    records around the cursor are, the rest a moment later, the ones above it last (blank
+    lines until then), and the cursor's lines never move on screen meanwhile."""
+    from zett_browser.widgets import rawlog, render
+
+    records = [record(n, UserMessage(content=f"message {n}\nsecond line")) for n in range(1, 101)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records)
+        await pilot.pause()
+        whole = page_text(view)
+
+        wrapped: list[int] = []
+        real = render.render_record
+
+        def counted(shown: Any, options: Any) -> Any:
+            wrapped.append(shown.sequence)
+            return real(shown, options)
+
+        monkeypatch.setattr(rawlog, "render_record", counted)
+        view._wrapped.clear()  # as for a page never seen
+        view.show_page(records, select_sequence=100)
+        assert len(wrapped) < 40 and min(wrapped) > 60, "only the records near the cursor"
+        assert view._head > 0
+        on_screen: list[float] = []
+        for _ in range(200):
+            await pilot.pause(0.01)
+            start = view._starts[view.cursor]
+            on_screen.append(start - view.scroll_y)
+            if not view._head and view._next == len(records):
+                break
+        else:
+            raise AssertionError("the page was never wrapped whole")
+        assert view.current is not None and view.current.sequence == 100
+        height = view.scrollable_content_region.height
+        assert 0 <= on_screen[-1] < height, "the cursor is on screen"
+        assert len(set(on_screen[1:])) == 1, "the cursor's lines stayed in place while the rest was wrapped"
+        assert page_text(view) == whole, "the same lines as wrapping the page at once"
+        assert sorted(wrapped) == list(range(1, 101)), "each record wrapped once"
+
+
+async def test_moving_up_into_records_not_wrapped_yet_wraps_them_first() -> None:
+    records = [record(n, UserMessage(content=f"message {n}")) for n in range(1, 101)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records, select_sequence=100)
+        view.hold()  # nothing more is wrapped in the background
+        head = view._head
+        assert head > 0
+        view.cursor = head - 1
+        view._scroll_to_cursor(animate=False)
+        assert view._head < head
+        start = view._starts[view.cursor]
+        assert f"#{head} user" in view._lines[start].text, "the cursor's record shows its lines"
+        await pilot.pause()
+        assert view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
