@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from .gcpace import PACE_S, CollectionPacer
 from .keymap import bindings, keys
 from .launch import LazyStore, begin, lazy_store, resume_collection, sqlite_path
 from .lifecycle import end_after_hangup, install_exit_signals
@@ -77,9 +78,13 @@ class ZettBrowserApp(PromptOutput, App[None]):
         self.options = replace(self.options, after_first_page=self.first_page_shown)
         #: True while the first paint waits for the first page (see :meth:`on_mount`).
         self.first_paint_held = False
+        #: Full garbage collections between the app's steps, not inside them.
+        self.pacer = CollectionPacer()
 
     def on_mount(self) -> None:
         install_exit_signals(self)  # SIGTERM/SIGHUP exit like q: storage closed, terminal restored
+        self.pacer.start()
+        self.set_interval(PACE_S, self.pacer.collect_if_due, name="gc-pacer")
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
         store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
@@ -118,6 +123,7 @@ class ZettBrowserApp(PromptOutput, App[None]):
         self.screen.refresh()
 
     async def on_unmount(self) -> None:
+        self.pacer.stop()
         if self.warm is not None:
             self.warm.finish()  # its connections go before the store closes
         if self.options.search is not None:
