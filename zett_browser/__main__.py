@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import StartupSignals, on_hangup_exit
+from .lifecycle import StartupSignals, end_if_input_left_running, on_hangup_exit
 from .text import clean
 
 if TYPE_CHECKING:
@@ -323,6 +323,7 @@ def run_app(
         if warm is not None:
             warm.finish()  # its connections are released before the store closes
         asyncio.run(storage.close())
+    end_if_input_left_running(app.return_code or 0)
     return app.return_code or 0
 
 

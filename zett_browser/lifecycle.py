@@ -20,6 +20,7 @@ import asyncio
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, Protocol
@@ -119,14 +120,38 @@ def end_after_hangup() -> None:
     The store is closed and its sidecars removed by then (``on_unmount``), so nothing is lost.
     """
     if _State.hung_up and HANGUP is not None:
-        for cleanup in _State.before_hangup_exit:
-            try:
-                cleanup()
-            except Exception:  # noqa: BLE001, S110 - the process ends either way
-                pass
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(128 + HANGUP)
+        _end_now(128 + HANGUP)
+
+
+#: Textual's thread reading the terminal (``LinuxDriver``).
+INPUT_THREAD = "textual-input"
+
+
+def end_if_input_left_running(code: int, *, wait: float = 0.5) -> None:
+    """After ``app.run()``: if Textual's input thread still runs, end the process now.
+
+    The terminal went away without a hang-up reaching the app (a ``kill`` as tmux closed,
+    a pty torn down): Textual's ``disable_input`` writes to the terminal before it tells
+    that thread to stop, the write fails, the error is swallowed, and the thread spins on
+    the closed terminal forever, keeping the process alive at 100 % of a core (found after
+    the tmux tests, still spinning an hour later). The app has closed the store by then.
+    """
+    for thread in threading.enumerate():
+        if thread.name == INPUT_THREAD and not thread.daemon and thread.is_alive():
+            thread.join(wait)
+            if thread.is_alive():
+                _end_now(code)
+
+
+def _end_now(code: int) -> None:
+    for cleanup in _State.before_hangup_exit:
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001, S110 - the process ends either way
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
