@@ -8,7 +8,6 @@ each wrap the record again.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
 from rich.style import Style
@@ -17,39 +16,14 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
 
+from tests.unit.test_formatting import record as formatting_record
 from zett_browser.model import RawMessageRecord
 from zett_browser.storage import AssistantMessage, UserMessage
 from zett_browser.widgets.rawlog import RawLogView
 
-AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-
 
 def record(sequence: int, message: object) -> RawMessageRecord:
-    return RawMessageRecord(
-        id=f"id-{sequence}",
-        session_id="s",
-        request_id="r",
-        sequence=sequence,
-        message=message,  # type: ignore[arg-type]
-        metadata={},
-        tags={},
-        started_at=AT,
-        completed_at=AT,
-        duration_ns=0,
-        reasoning_started_at=None,
-        reasoning_completed_at=None,
-        reasoning_duration_ns=None,
-        content_started_at=None,
-        content_completed_at=None,
-        content_duration_ns=None,
-        input_tokens=None,
-        output_tokens=None,
-        cache_read_tokens=None,
-        cache_write_tokens=None,
-        reasoning_tokens=None,
-        created_at=AT,
-        updated_at=AT,
-    )
+    return formatting_record(message, sequence, id=f"id-{sequence}", session_id="s")
 
 
 class Host(App[None]):

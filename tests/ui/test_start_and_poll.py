@@ -129,6 +129,30 @@ async def test_appends_do_not_decode_the_snapshots_again(tmp_path: Path) -> None
     await writer.close()
 
 
+async def growing_store(tmp_path: Path, count: int = 60) -> tuple[Path, Any]:
+    """A store holding one session ("live") of ``count`` messages, and its writer (left open)."""
+    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+
+    path = tmp_path / "live.sqlite3"
+    writer = SQLiteSessionStorage(path)
+    for index in range(count):
+        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    return path, writer
+
+
+def count_layouts(screen: Any) -> list[int]:
+    """Record each layout of ``screen`` from now on (the real one still runs)."""
+    layouts: list[int] = []
+    real = screen._refresh_layout
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        layouts.append(1)
+        return real(*args, **kwargs)
+
+    screen._refresh_layout = counted
+    return layouts
+
+
 async def wait_until(pilot: Any, condition: Any, seconds: float = 15.0) -> None:
     for _ in range(int(seconds / 0.05)):
         await pilot.pause(0.05)
@@ -140,12 +164,9 @@ async def wait_until(pilot: Any, condition: Any, seconds: float = 15.0) -> None:
 async def test_following_a_growing_session_lays_nothing_out(tmp_path: Path) -> None:
     """Each new row repaints the Raw Log, the status and the inspector's count; none of them
     needs the whole screen laid out again (a layout per poll blocked the UI)."""
-    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+    from zett_browser.storage import UserMessage
 
-    path = tmp_path / "live.sqlite3"
-    writer = SQLiteSessionStorage(path)
-    for index in range(60):
-        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    path, writer = await growing_store(tmp_path)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
@@ -153,14 +174,7 @@ async def test_following_a_growing_session_lays_nothing_out(tmp_path: Path) -> N
         await writer.append("live", "r", UserMessage(content="late 0"))
         await wait_until(pilot, lambda: sequences(app)[-1:] == [61])
         await settle(pilot)
-        layouts: list[int] = []
-        real = app.screen._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            layouts.append(1)
-            return real(*args, **kwargs)
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = count_layouts(app.screen)
         for index in range(1, 4):
             await writer.append("live", "r", UserMessage(content=f"late {index}"))
             await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [61 + index])
@@ -189,14 +203,11 @@ async def test_every_warm_read_is_one_the_first_screen_uses(tmp_path: Path) -> N
 async def test_following_wraps_only_the_new_rows(tmp_path: Path, monkeypatch: Any) -> None:
     """A followed page shown again at each new row re-wrapped all of its 100 records
     (14-27 ms of the loop per poll on the busy follow run): now only the new ones."""
-    from zett_browser.storage import SQLiteSessionStorage, UserMessage
+    from zett_browser.storage import UserMessage
     from zett_browser.widgets import rawlog, render
     from zett_browser.widgets.rawlog import RawLogView
 
-    path = tmp_path / "live.sqlite3"
-    writer = SQLiteSessionStorage(path)
-    for index in range(60):
-        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    path, writer = await growing_store(tmp_path)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
@@ -231,12 +242,9 @@ async def test_a_session_compacted_as_it_grows_is_laid_out_only_when_heights_cha
     taller summary still gets its height."""
     from textual.widgets import Static
 
-    from zett_browser.storage import CompactedMessage, SQLiteSessionStorage, UserMessage
+    from zett_browser.storage import CompactedMessage, UserMessage
 
-    path = tmp_path / "live.sqlite3"
-    writer = SQLiteSessionStorage(path)
-    for index in range(40):
-        await writer.append("live", "r", UserMessage(content=f"early {index}"), title="Live session")
+    path, writer = await growing_store(tmp_path, 40)
     for version in range(30):  # more versions than the list shows: it scrolls, never grows
         await writer.snapshot("live", CompactedMessage(content=f"summary through {version + 1}"), version + 1, version)
     app = make_app(str(path), clock=frozen_clock, poll_interval=0.05)
@@ -245,16 +253,10 @@ async def test_a_session_compacted_as_it_grows_is_laid_out_only_when_heights_cha
         app.screen.follow = True  # type: ignore[attr-defined]
         summary = app.screen.query_one("#inspector-summary", Static)
         layouts: list[int] = []
-        real = app.screen._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            layouts.append(1)
-            return real(*args, **kwargs)
-
         for version in range(30, 34):
             if version == 31:  # the first new version measured the panes (sized before any layout)
                 await settle(pilot)
-                app.screen._refresh_layout = counted  # type: ignore[method-assign]
+                layouts = count_layouts(app.screen)
             await writer.append("live", "r", UserMessage(content=f"late {version}"))
             boundary = version + 1
             await writer.snapshot("live", CompactedMessage(content=f"summary through {boundary}"), boundary, version)
