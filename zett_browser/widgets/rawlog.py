@@ -207,7 +207,7 @@ class RawLogView(LineView, can_focus=True):
                 self._owner.append(-1)
         else:
             height = self.scrollable_content_region.height or self.size.height or 50
-            self._head = self._head_above(self.cursor, 2 * height) if not self.preface else 0
+            self._head = self._head_above(self.cursor, 2 * height)
             for position in range(self._head):
                 self._starts.append(len(self._lines))
                 self._lines.extend([_BLANK] * ESTIMATED_LINES)
