@@ -111,20 +111,25 @@ async def keyset_rows(
     ``base`` to build the next position from the last row. ``nullable=False`` (the
     schema forbids NULL keys) skips the NULL band.
     """
-    null_first = nulls_low != descending
-    bands: tuple[str, ...] = ("null", "value") if null_first else ("value", "null")
-    if after is not None:
-        bands = bands[bands.index("null" if after.null_key else "value") :]
-    if not nullable and not (after is not None and after.null_key):
-        bands = tuple(band for band in bands if band == "value")
     rows: list[Mapping[Any, Any]] = []
-    for band in bands:
+    for band in _bands(after, descending=descending, nulls_low=nulls_low, nullable=nullable):
         cut = after if after is not None and (band == "null") == after.null_key else None
         statement = _band_statement(band, base, key, row_id, cut, descending, limit - len(rows), wrap)
         rows.extend((await connection.execute(statement)).mappings().all())
         if len(rows) >= limit:
             break
     return rows
+
+
+def _bands(after: Position | None, *, descending: bool, nulls_low: bool, nullable: bool) -> tuple[str, ...]:
+    """The bands a page after ``after`` reads, in order: "null" (NULL keys) and "value"."""
+    null_first = nulls_low != descending
+    bands: tuple[str, ...] = ("null", "value") if null_first else ("value", "null")
+    if after is not None:
+        bands = bands[bands.index("null" if after.null_key else "value") :]
+    if not nullable and not (after is not None and after.null_key):
+        bands = tuple(band for band in bands if band == "value")
+    return bands
 
 
 def _band_statement(
@@ -165,11 +170,8 @@ def first_page_statements(
     Building a statement costs far more than running a prepared one (a live tree's poll
     re-read 100 expanded nodes' first pages, building every statement anew each time).
     """
-    null_first = nulls_low != descending
-    bands: tuple[str, ...] = ("null", "value") if null_first else ("value", "null")
-    if not nullable:
-        bands = ("value",)
     limit = bindparam(LIMIT_PARAMETER, type_=Integer())
+    bands = _bands(None, descending=descending, nulls_low=nulls_low, nullable=nullable)
     return [_band_statement(band, base, key, row_id, None, descending, limit, wrap) for band in bands]
 
 
