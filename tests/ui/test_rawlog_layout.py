@@ -16,14 +16,14 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
 
-from tests.unit.test_formatting import record as formatting_record
+from tests.records import raw_record
 from zett_browser.model import RawMessageRecord
 from zett_browser.storage import AssistantMessage, UserMessage
 from zett_browser.widgets.rawlog import RawLogView
 
 
 def record(sequence: int, message: object) -> RawMessageRecord:
-    return formatting_record(message, sequence, id=f"id-{sequence}", session_id="s")
+    return raw_record(message, sequence, id=f"id-{sequence}", session_id="s")
 
 
 class Host(App[None]):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from tests.records import AT, raw_record
 from zett_browser.formatting import (
     HUGE,
     PREVIEW,
@@ -27,7 +28,6 @@ from zett_browser.model import (
     CompactedMessage,
     ImageBytesSource,
     ImageContent,
-    RawMessageRecord,
     SnapshotInfo,
     StopInfo,
     StopReason,
@@ -39,37 +39,7 @@ from zett_browser.model import (
     UserMessage,
 )
 
-AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-
-
-def record(message: Any, sequence: int = 7, **fields: Any) -> RawMessageRecord:
-    values: dict[str, Any] = dict(
-        id="r1",
-        session_id="s1",
-        request_id="q1",
-        sequence=sequence,
-        message=message,
-        metadata={},
-        tags={},
-        started_at=AT,
-        completed_at=AT,
-        duration_ns=0,
-        reasoning_started_at=None,
-        reasoning_completed_at=None,
-        reasoning_duration_ns=None,
-        content_started_at=None,
-        content_completed_at=None,
-        content_duration_ns=None,
-        input_tokens=None,
-        output_tokens=None,
-        cache_read_tokens=None,
-        cache_write_tokens=None,
-        reasoning_tokens=None,
-        created_at=AT,
-        updated_at=AT,
-    )
-    values.update(fields)
-    return RawMessageRecord(**values)
+record = raw_record
 
 
 def roles(blocks: list[Any]) -> list[list[str]]:

@@ -5,15 +5,12 @@ started inside a frame was the longest UI block of the busy follow run)."""
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 
-from tests.ui.helpers import frozen_clock, settle, store_copy
-from zett_browser.app import make_app
 from zett_browser.gcpace import FULL_AFTER, CollectionPacer
 
 
 def young_collections(count: int) -> None:
-    """Allocate until ``count`` generation 1 collections have happened."""
+    """Run ``count`` generation 1 collections."""
     for _ in range(count):
         gc.collect(1)
 
@@ -40,20 +37,4 @@ def test_it_holds_full_collections_off_and_gives_the_thresholds_back() -> None:
         pacer.stop()
     assert gc.get_threshold() == before
     pacer.stop()  # twice is harmless
-    assert gc.get_threshold() == before
-
-
-async def test_the_app_paces_full_collections_and_restores_cpythons_own(tmp_path: Path) -> None:
-    before = gc.get_threshold()
-    app = make_app(str(store_copy("agent_run", tmp_path)), clock=frozen_clock)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        assert app.pacer.active and gc.get_threshold()[2] > 1_000_000
-        young_collections(FULL_AFTER)
-        done = app.pacer.collections
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if app.pacer.collections > done:
-                break
-        assert app.pacer.collections > done, "the app's timer ran the due full collection"
     assert gc.get_threshold() == before
