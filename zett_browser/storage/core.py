@@ -37,6 +37,7 @@ from .convert import lenient_text
 from .engine import Target, check_sqlite_file, create_server_engine, create_sqlite_engine, parse_target, translate_error
 from .errors import NotZettStoreError, ReadOnlyStoreError, StoreLockedError
 from .ids import new_uuid7
+from .inflight import InFlight
 from .rows import StoreDataError, StoredDateTime, snapshot_info_from_row, summary_from_row
 from .sidecars import SidecarGuard
 from .sync import SyncObject, SyncRuntime
@@ -144,6 +145,8 @@ class SessionStorageCore:
         self._engines: WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = WeakKeyDictionary()
         self._ready_locks: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
         self._ready = False
+        #: Connection uses still running, their callers maybe gone (cancelled).
+        self._in_flight = InFlight()
         self._has_session_type = True
         #: Columns the store declares nullable (read when browsing; None: zett-agent's schema).
         self._nullable: set[tuple[str, str]] | None = None
@@ -189,15 +192,18 @@ class SessionStorageCore:
             if self._ready:
                 return
             try:
-                async with self._engine().connect() as connection:
-                    if self.read_only:
-                        self._has_session_type = await connection.run_sync(self._verify_schema)
-                    else:
-                        await connection.run_sync(self._create_schema)
-                        await connection.commit()
+                await self._in_flight.run(self._prepare_schema())
             except DBAPIError as error:
                 raise translate_error(error, self.display_name, secret=self._secret) from None
             self._ready = True
+
+    async def _prepare_schema(self) -> None:
+        async with self._engine().connect() as connection:
+            if self.read_only:
+                self._has_session_type = await connection.run_sync(self._verify_schema)
+            else:
+                await connection.run_sync(schema.create_missing)
+                await connection.commit()
 
     def _verify_schema(self, connection: Connection) -> bool:
         inspector = inspect(connection)
@@ -226,20 +232,6 @@ class SessionStorageCore:
         if self._nullable is None:
             return self.read_only
         return (table, column) in self._nullable
-
-    @staticmethod
-    def _create_schema(connection: Connection) -> None:
-        """Create missing tables, columns and indexes, as zett-agent's first call does."""
-        schema.metadata.create_all(connection)
-        inspector = inspect(connection)
-        columns = {column["name"] for column in inspector.get_columns("agent_sessions")}
-        if "session_type" not in columns:
-            connection.exec_driver_sql("ALTER TABLE agent_sessions ADD COLUMN session_type INTEGER NOT NULL DEFAULT 0")
-        for table in schema.metadata.sorted_tables:
-            existing = {index["name"] for index in inspect(connection).get_indexes(table.name)}
-            for index in table.indexes:
-                if index.name not in existing:
-                    index.create(connection)
 
     @property
     def _nulls_low(self) -> bool:
@@ -273,14 +265,7 @@ class SessionStorageCore:
         delay = BUSY_BACKOFF_S
         for attempt in range(BUSY_ATTEMPTS):
             try:
-                async with self._engine().connect() as connection:
-                    if consistent and self.path is not None:
-                        await connection.execution_options(zett_begin="DEFERRED")
-                    elif consistent:
-                        await connection.execution_options(isolation_level="REPEATABLE READ")
-                    result = await work(connection)
-                    await connection.rollback()
-                    return result
+                return await self._in_flight.run(self._read_once(work, consistent=consistent))
             except DBAPIError as error:
                 translated = translate_error(error, self.display_name, secret=self._secret)
                 if isinstance(translated, StoreLockedError) and attempt + 1 < BUSY_ATTEMPTS:
@@ -290,24 +275,37 @@ class SessionStorageCore:
                 raise translated from None
         raise AssertionError("unreachable")
 
+    async def _read_once(self, work: Callable[[AsyncConnection], Awaitable[T]], *, consistent: bool) -> T:
+        async with self._engine().connect() as connection:
+            if consistent and self.path is not None:
+                await connection.execution_options(zett_begin="DEFERRED")
+            elif consistent:
+                await connection.execution_options(isolation_level="REPEATABLE READ")
+            result = await work(connection)
+            await connection.rollback()
+            return result
+
     async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
         if self.read_only:
             raise ReadOnlyStoreError(f"{self.display_name} is open read-only; nothing was written")
         await self._ensure_ready()
         try:
-            async with self._engine().connect() as connection:
-                await connection.execution_options(zett_begin="IMMEDIATE")
-                async with connection.begin():
-                    return await work(connection)
+            return await self._in_flight.run(self._write_once(work))
         except DBAPIError as error:
             raise translate_error(error, self.display_name, secret=self._secret) from None
+
+    async def _write_once(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        async with self._engine().connect() as connection:
+            await connection.execution_options(zett_begin="IMMEDIATE")
+            async with connection.begin():
+                return await work(connection)
 
     async def release_loop(self) -> None:
         """Dispose of the running loop's pool (a helper thread calls it before its loop ends)."""
         engine = self._engines.pop(asyncio.get_running_loop(), None)
         if engine is not None:
-            await engine.dispose()
+            await self._drain_and_dispose(engine)
 
     async def close(self) -> None:
         """Release the connection pool without deleting stored data."""
@@ -320,14 +318,20 @@ class SessionStorageCore:
         self._engines.clear()
         for loop, engine in engines:
             if loop is current:
-                await engine.dispose()
+                await self._drain_and_dispose(engine)
             elif loop.is_closed() or not loop.is_running():
                 await engine.dispose(close=False)
             else:
-                future = asyncio.run_coroutine_threadsafe(engine.dispose(), loop)
+                future = asyncio.run_coroutine_threadsafe(self._drain_and_dispose(engine), loop)
                 await asyncio.wrap_future(future)
         if self._sidecars is not None:
             self._sidecars.release()  # remove the -wal/-shm our mode=ro browse created, if unused
+
+    async def _drain_and_dispose(self, engine: AsyncEngine) -> None:
+        """Let this loop's calls still in flight end (their callers may be gone), then
+        close the pool: a connection still checked out would stay open, and its file with it."""
+        await self._in_flight.drain()
+        await engine.dispose()
 
     def sync(self, *, runtime: SyncRuntime | None = None) -> SyncObject[Self]:
         """Return a context-managed synchronous view; optionally share a runtime.
@@ -341,11 +345,9 @@ class SessionStorageCore:
     async def _release_loop(self) -> None:
         engine = self._engines.pop(asyncio.get_running_loop(), None)
         if engine is not None:
-            await engine.dispose()
+            await self._drain_and_dispose(engine)
         if self._sidecars is not None and not self._engines:
             self._sidecars.release()
-
-    # ------------------------------------------------------------------ shared helpers
 
     # ------------------------------------------------------------------ shared helpers
 

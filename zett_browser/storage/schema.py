@@ -9,8 +9,9 @@ never issues DDL.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, Text, inspect
 from sqlalchemy.dialects.mysql import LONGTEXT
+from sqlalchemy.engine import Connection
 
 metadata = MetaData()
 
@@ -77,3 +78,17 @@ session_snapshots = Table(
 
 #: Tables a store must have to be a zett-agent store.
 REQUIRED_TABLES = ("agent_sessions", "raw_messages", "session_snapshots")
+
+
+def create_missing(connection: Connection) -> None:
+    """Create missing tables, columns and indexes, as zett-agent's first call does
+    (the explicit write path only)."""
+    metadata.create_all(connection)
+    columns = {column["name"] for column in inspect(connection).get_columns("agent_sessions")}
+    if "session_type" not in columns:
+        connection.exec_driver_sql("ALTER TABLE agent_sessions ADD COLUMN session_type INTEGER NOT NULL DEFAULT 0")
+    for table in metadata.sorted_tables:
+        existing = {index["name"] for index in inspect(connection).get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in existing:
+                index.create(connection)

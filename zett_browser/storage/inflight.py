@@ -1,0 +1,47 @@
+"""Provides connection uses that a cancelled caller cannot cut short.
+
+A storage call is cancelled whenever the app no longer wants its answer: a page turn
+replaces the previous page's read, a quit stops the live demo's writer half-way. Cancelled
+while the driver works, SQLAlchemy loses the connection: it is neither returned to the
+pool nor closed, so its open file keeps the ``-wal``/``-shm`` beside the store after the
+storage is closed (a closing writer cannot fold them in, a browse leaves them behind).
+
+:class:`InFlight` runs each use of a pooled connection as a task of its own: the caller
+stops waiting at once, the statement in flight finishes and its connection goes back to
+the pool, and :meth:`InFlight.drain` lets ``close()`` wait for such uses before it
+releases the pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class InFlight:
+    """The connection uses still running, their callers maybe gone."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    async def run(self, call: Coroutine[Any, Any, T]) -> T:
+        """Await ``call``; cancelling the caller leaves it running to its end."""
+        task = asyncio.ensure_future(call)
+        self._tasks.add(task)
+        task.add_done_callback(self._forget)
+        return await asyncio.shield(task)
+
+    def _forget(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller that stopped waiting had it coming, not the loop
+
+    async def drain(self) -> None:
+        """Wait for the running loop's uses still in flight."""
+        loop = asyncio.get_running_loop()
+        pending = [task for task in self._tasks if task.get_loop() is loop]
+        if pending:
+            await asyncio.wait(pending)
