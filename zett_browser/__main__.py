@@ -323,12 +323,20 @@ def run_app(
         if warm is not None:
             warm.finish()  # its connections are released before the store closes
         asyncio.run(storage.close())
-    end_if_input_left_running(app.return_code or 0)
     return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the app; bad input or a store that cannot be browsed is one line and exit status 2."""
+    code = run_command(argv)
+    # Last, once every clean-up of the command ran (the live demo folds its WAL into its
+    # store after the app returned): a process kept alive by Textual's input thread ends.
+    end_if_input_left_running(code)
+    return code
+
+
+def run_command(argv: list[str] | None) -> int:
+    """What :func:`main` runs: the browser, the demo or a subcommand."""
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
