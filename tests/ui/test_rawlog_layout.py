@@ -186,3 +186,47 @@ async def test_moving_up_into_records_not_wrapped_yet_wraps_them_first() -> None
         assert f"#{head} user" in view._lines[start].text, "the cursor's record shows its lines"
         await pilot.pause()
         assert view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
+
+
+def cursor_on_screen(view: RawLogView) -> bool:
+    start = view._starts[view.cursor]
+    return view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
+
+
+async def test_cards_that_come_before_the_first_scroll_leave_the_cursor_on_screen() -> None:
+    """A page opened at a sequence far down, its cards (a delegation above the cursor)
+    read before the page's first layout: the view still ends on the cursor (CI once
+    caught it showing the records above, depending on how fast the cards came)."""
+    records = [record(n, UserMessage(content=f"message {n}\nsecond line")) for n in range(1, 41)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records, select_sequence=30)
+        view.show_cards({5: [Text(f"card line {n}") for n in range(8)]})
+        await pilot.pause()
+        await pilot.pause()
+        assert view.current is not None and view.current.sequence == 30
+        assert cursor_on_screen(view), (view.scroll_y, view._starts[view.cursor])
+        assert "card line 7" in page_text(view)
+
+
+async def test_cards_keep_what_the_reader_sees_in_place() -> None:
+    """Cards added above the view move neither the cursor's record (when it shows) nor,
+    when the reader scrolled away from the cursor, the record at the top of the view."""
+    records = [record(n, UserMessage(content=f"message {n}\nsecond line")) for n in range(1, 41)]
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(RawLogView)
+        view.show_page(records, select_sequence=20)
+        await pilot.pause()
+        offset = view._starts[view.cursor] - view.scroll_y
+        view.show_cards({3: [Text("card under three"), Text("and its second line")]})
+        await pilot.pause()
+        assert view._starts[view.cursor] - view.scroll_y == offset
+
+        view.scroll_to(y=view._starts[30], animate=False, immediate=True)  # the reader scrolled down
+        await pilot.pause()
+        assert not cursor_on_screen(view)
+        view.show_cards({3: [Text("card under three")], 25: [Text(f"card {n}") for n in range(5)]})
+        await pilot.pause()
+        assert view.scroll_y == view._starts[30], "the record at the top stays at the top"

@@ -10,6 +10,7 @@ with messages and never reads the store itself.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -134,6 +135,9 @@ class RawLogView(LineView, can_focus=True):
         self._generation = 0
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
+        #: A page was shown with its cursor down the page: the scroll to it waits for the
+        #: page's first layout (see :meth:`show_page`).
+        self._cursor_scroll_pending = False
         #: Each record's wrapped lines, by (session, sequence), kept while the record is
         #: on the page: a page shown again (a followed session's new rows, cards added)
         #: wraps only the records that are new or changed.
@@ -176,7 +180,12 @@ class RawLogView(LineView, can_focus=True):
         if self.cursor:
             # Before the first layout the new virtual size is not applied yet and the
             # scroll above is clamped to the old one: scroll again once it is.
-            self.call_after_refresh(self._scroll_to_cursor, animate=False)
+            self._cursor_scroll_pending = True
+            self.call_after_refresh(self._scroll_to_cursor_now_laid_out)
+
+    def _scroll_to_cursor_now_laid_out(self) -> None:
+        self._cursor_scroll_pending = False
+        self._scroll_to_cursor(animate=False)
 
     @property
     def current(self) -> RawMessageRecord | None:
@@ -369,18 +378,39 @@ class RawLogView(LineView, can_focus=True):
             self.virtual_size = size
 
     def show_cards(self, cards: dict[int, list[Text]]) -> None:
-        """Put cards under records of this page; the cursor's record stays where it is on screen."""
-        offset = self._starts[self.cursor] - self.scroll_y if self.cursor < len(self._starts) else None
-        self.cards = cards
-        self._rebuild()
-        if offset is not None:
-            self._keep_cursor_at(offset)
-            self.call_after_refresh(self._keep_cursor_at, offset)  # once the new size applies
+        """Put cards under records of this page; what the reader sees stays where it is:
+        the cursor's record if it is on screen, else the record at the top of the view.
 
-    def _keep_cursor_at(self, offset: float) -> None:
-        """Scroll so the cursor's record starts ``offset`` lines below the view's top."""
-        if self.cursor < len(self._starts):
-            self.scroll_to(y=max(0, self._starts[self.cursor] - offset), animate=False)
+        Cards that come before the page's first scroll to its cursor (the view still at
+        the top) leave that scroll to happen: measured from there, the cursor would end
+        up off screen (a page opened at ``--seq`` showed other records).
+        """
+        self.cards = cards
+        if self._cursor_scroll_pending or not self._starts:
+            self._rebuild()
+            self._scroll_to_cursor(animate=False)
+            return
+        anchor = self._anchor()
+        self._rebuild()
+        self._keep_at(*anchor)
+        self.call_after_refresh(self._keep_at, *anchor)  # once the new size applies
+
+    def _anchor(self) -> tuple[int, float]:
+        """The record to keep in place and its first line's offset from the view's top:
+        the cursor's if any of its lines shows, else the first record shown."""
+        top = self.scroll_y
+        height = self.scrollable_content_region.height or self.size.height
+        start = self._starts[self.cursor] if self.cursor < len(self._starts) else None
+        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
+        if start is not None and start < top + height and end > top:
+            return self.cursor, start - top
+        shown = bisect.bisect_right(self._starts, top) - 1
+        return max(0, shown), self._starts[max(0, shown)] - top
+
+    def _keep_at(self, position: int, offset: float) -> None:
+        """Scroll so record ``position`` starts ``offset`` lines below the view's top."""
+        if position < len(self._starts):
+            self.scroll_to(y=max(0, self._starts[position] - offset), animate=False)
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
