@@ -98,3 +98,19 @@ async def test_close_waits_for_a_call_whose_caller_gave_up(tmp_path: Path) -> No
     await storage.close()
     assert open_files_under(tmp_path) == []
     assert sorted(listing(tmp_path)) == ["store.sqlite3"]
+
+
+async def test_close_does_not_wait_forever_for_a_call_that_hangs() -> None:
+    """A server that stopped answering: the call left behind is cancelled after the drain's time."""
+    from zett_browser.storage.inflight import InFlight
+
+    calls = InFlight()
+    hanging = asyncio.Event()
+    caller = asyncio.ensure_future(calls.run(hanging.wait()))
+    await asyncio.sleep(0)
+    caller.cancel()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await calls.drain(timeout=0.2)
+    assert loop.time() - started < 1.0
+    assert not calls._tasks, "the hanging call was cancelled and forgotten"

@@ -20,6 +20,11 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: Seconds ``close()`` waits for calls whose callers are gone. A local statement ends in
+#: milliseconds; a server that stopped answering would hold a quit for its whole timeout,
+#: so after this the calls are cancelled after all (a server connection leaves no file).
+DRAIN_S = 3.0
+
 
 class InFlight:
     """The connection uses still running, their callers maybe gone."""
@@ -39,9 +44,15 @@ class InFlight:
         if not task.cancelled():
             task.exception()  # retrieved: a caller that stopped waiting had it coming, not the loop
 
-    async def drain(self) -> None:
-        """Wait for the running loop's uses still in flight."""
+    async def drain(self, timeout: float = DRAIN_S) -> None:
+        """Wait for the running loop's uses still in flight (those still running after
+        ``timeout`` seconds are cancelled)."""
         loop = asyncio.get_running_loop()
         pending = [task for task in self._tasks if task.get_loop() is loop]
-        if pending:
-            await asyncio.wait(pending)
+        if not pending:
+            return
+        _done, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=timeout)
