@@ -42,7 +42,7 @@ class InFlight:
     def _forget(self, task: asyncio.Future[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled():
-            task.exception()  # retrieved: a caller that stopped waiting had it coming, not the loop
+            task.exception()  # retrieved: its caller stopped waiting, the loop must not report it
 
     async def drain(self, timeout: float = DRAIN_S) -> None:
         """Wait for the running loop's uses still in flight (those still running after
