@@ -343,9 +343,7 @@ class SessionStorageCore:
         return SyncObject(self, runtime=runtime, on_close=self._release_loop)
 
     async def _release_loop(self) -> None:
-        engine = self._engines.pop(asyncio.get_running_loop(), None)
-        if engine is not None:
-            await self._drain_and_dispose(engine)
+        await self.release_loop()
         if self._sidecars is not None and not self._engines:
             self._sidecars.release()
 
