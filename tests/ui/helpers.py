@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -15,7 +16,14 @@ from tests.support import CHILD, EMPTY, FIXTURES, KITCHEN, LONG, PAGINATION, PAR
 __all__ = ["CHILD", "EMPTY", "KITCHEN", "LONG", "PAGINATION", "PARENT", "ROOT"]  # fixture ids, re-exported
 
 FROZEN = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
-SNAP_DIR = Path(tempfile.gettempdir()) / "zett-browser-ui-tests"
+#: The name the store paths in the accepted snapshots carry (the header shows a store's path).
+SNAPSHOT_DIR_NAME = "zett-browser-ui-tests"
+#: This run's own directory for store copies, so two runs at once never share a store. Its name
+#: is as long as SNAPSHOT_DIR_NAME (``mkdtemp`` adds 8 characters to the prefix), so a screen
+#: lays out the same; tests/ui/conftest.py writes it as SNAPSHOT_DIR_NAME in snapshots.
+SNAP_DIR = Path(tempfile.mkdtemp(prefix="zett-browser-"))
+assert len(SNAP_DIR.name) == len(SNAPSHOT_DIR_NAME), SNAP_DIR
+atexit.register(shutil.rmtree, SNAP_DIR, ignore_errors=True)
 
 
 def frozen_clock() -> datetime:
