@@ -21,6 +21,7 @@ from ..widgets.line import TextLine
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import one_line
 from ..widgets.session_tree import SessionTree
+from ..widgets.status import JumpField, StatusLine
 from .watch import WatchingScreen
 
 #: Seconds between repaints of the progress line (and before it first shows).
@@ -56,28 +57,59 @@ def progress_text(progress: BuildProgress, width: int) -> Text:
         f"indexing {percent}% {counts} · {left}",
         f"indexing {percent}% · {left}",
         f"index {percent}% · {left}",
+        f"index {percent}%",
+        f"{percent}%",
     )
     chosen = next((form for form in forms if len(form) <= width), forms[-1])
     return Text(chosen, style="bold yellow")
 
 
+#: Cells of the status row the index line never takes: the jump field's.
+JUMP_CELLS = 14
+
+
 class IndexLine(TextLine):
-    """The index's progress in the status row: hidden unless a sync takes a while."""
+    """The index's progress in the status row: hidden unless a sync takes a while.
+
+    It takes only what the page status leaves: the status keeps its whole range and total
+    (``#999,951–1,000,000 of 1,000,000``) and the progress shortens to fit, down to ``7%``.
+    """
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.add_class("hidden")
         self._cells = 30
 
-    def show_progress(self, progress: BuildProgress) -> None:
-        if self.has_class("hidden"):
-            # Sized once, when it first shows (that layout happens anyway): what the row
-            # can spare next to the page status and the jump field.
-            row = self.parent.size.width if isinstance(self.parent, Widget) else 0
-            self._cells = max(22, min(52, row - 14 - 26))
-            self.styles.width = self._cells
+    def show_progress(self, progress: BuildProgress, status_cells: int = 26, compact_cells: int = 0) -> bool:
+        """Show ``progress`` next to a page status whose text takes ``status_cells`` cells
+        (``compact_cells`` in its compact form); False, hidden, where the row has no room
+        left (the jump field then shows it: :func:`show_build_progress`)."""
+        row = self.parent.size.width if isinstance(self.parent, Widget) else 0
+        # The status's padding (2) and a gap (1) stay with it. The whole status and a
+        # readable progress if both fit, else the status's compact form and the rest, down
+        # to 6 cells (" 99% ").
+        cells = row - JUMP_CELLS - status_cells - 3
+        if cells < 12:
+            cells = row - JUMP_CELLS - (compact_cells or status_cells) - 3
+        if cells < 6:
+            self.add_class("hidden")
+            return False
+        cells = min(52, cells)
+        if cells != self._cells or self.has_class("hidden"):
+            # A layout only when the room changes (a page turn changed the status's length).
+            self._cells = cells
+            self.styles.width = cells
             self.remove_class("hidden")
-        self.show(progress_text(progress, self._cells - 2))
+        self.show(progress_text(progress, cells - 2))
+        return True
+
+
+def show_build_progress(row: Widget, progress: BuildProgress) -> None:
+    """Show ``progress`` in the status ``row`` without cutting the page status: in the index
+    line, or, where the row has no room for it, in the idle jump field."""
+    status = row.query_one(StatusLine)
+    shown = row.query_one(IndexLine).show_progress(progress, status.cells, status.compact_cells)
+    row.query_one(JumpField).show_note(None if shown else progress_text(progress, JUMP_CELLS - 2).plain)
 
 
 class IndexingScreen(WatchingScreen):
@@ -129,7 +161,7 @@ class IndexingScreen(WatchingScreen):
                 now = time.monotonic()
                 if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
                     last = now
-                    line.show_progress(progress)
+                    show_build_progress(self.query_one("#status-row", Widget), progress)
             state.built = True
         except Exception as error:  # noqa: BLE001 - the index is derived data: browsing goes on
             self.notify(f"Could not update the search index: {one_line(error, 200)}", severity="warning", markup=False)
@@ -137,6 +169,7 @@ class IndexingScreen(WatchingScreen):
             state.building = False
             state.syncs += 1
             line.add_class("hidden")
+            self.query_one(JumpField).show_note(None)
         self._index_synced()
         if self._sync_again:
             self._sync_again = False

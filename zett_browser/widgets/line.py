@@ -27,6 +27,11 @@ class TextLine(Widget):
         self._text = text
         self.refresh()
 
+    @property
+    def cells(self) -> int:
+        """The cells the line's text takes, uncut."""
+        return self._text.cell_len
+
     def render(self) -> Text:
         line = self._text.copy()
         line.no_wrap = True

@@ -94,32 +94,43 @@ class PageState:
     follow: bool = False
 
 
-def status_text(state: PageState) -> Text:
-    """RAW LOG / MODEL VIEW, the shown range, new messages, following, snapshots."""
+def status_text(state: PageState, *, compact: bool = False, brief: bool = False) -> Text:
+    """RAW LOG / MODEL VIEW, the shown range, new messages, following, snapshots.
+
+    For a line that cannot hold the whole text (the range and the total are what a cut loses
+    first): ``brief`` leaves out the model view's summary details, ``compact`` also shortens
+    every label.
+    """
     status = Text()
+    gap = " " if compact else "   "
     if state.model_view:
-        status.append("MODEL VIEW ", style=style_of("mode.model"))
-        if state.snapshots:
+        status.append("MODEL" if compact else "MODEL VIEW ", style=style_of("mode.model"))
+        if compact or brief:
+            pass
+        elif state.snapshots:
             latest = state.snapshots[-1]
             status.append(f" summary v{latest.version} + tail after #{latest.compacted_through_sequence} ")
         else:
             status.append(" no snapshot: the model sees the whole log ")
     else:
-        status.append("RAW LOG ", style="bold reverse")
+        status.append("LOG" if compact else "RAW LOG ", style="bold reverse")
+    lead = " " if compact else "  "
     records = state.records
     if records:
-        status.append(f"  #{records[0].sequence:,}–{records[-1].sequence:,} of {state.count:,}")
+        status.append(f"{lead}#{records[0].sequence:,}–{records[-1].sequence:,} of {state.count:,}")
     elif state.count:
-        status.append(f"  none of {state.count:,} here")
+        status.append(f"{lead}none of {state.count:,} here")
     else:
-        status.append("  no messages")
+        status.append(f"{lead}no messages")
     if state.unseen:
-        status.append(f"   ▼ {state.unseen:,} new (G: last page)", style=style_of("unseen"))
+        new = f"▼ {state.unseen:,} new" if compact else f"▼ {state.unseen:,} new (G: last page)"
+        status.append(gap + new, style=style_of("unseen"))
     if state.follow:
-        status.append("   following", style=style_of("following"))
+        status.append(gap + ("follow" if compact else "following"), style=style_of("following"))
     if state.snapshots:
         plural = "s" if len(state.snapshots) > 1 else ""
-        status.append(f"   ◆ {len(state.snapshots)} snapshot{plural}", style=style_of("snapshots"))
+        snapshots = f"◆{len(state.snapshots)}" if compact else f"◆ {len(state.snapshots)} snapshot{plural}"
+        status.append(gap + snapshots, style=style_of("snapshots"))
     return status
 
 
@@ -154,10 +165,31 @@ def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:
 
 
 class StatusLine(TextLine):
-    """Which view, which messages of how many, and what is going on."""
+    """Which view, which messages of how many, and what is going on: the compact form
+    where the whole text does not fit (a narrow pane, the index's progress beside it)."""
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._shorter: tuple[Text, ...] = ()
 
     def show_state(self, state: PageState) -> None:
+        brief = status_text(state, brief=True) if state.model_view else None
+        self._shorter = (*([brief] if brief else []), status_text(state, compact=True))
         self.show(status_text(state))
+
+    @property
+    def compact_cells(self) -> int:
+        """The cells the compact form takes."""
+        return self._shorter[-1].cell_len if self._shorter else self.cells
+
+    def render(self) -> Text:
+        room = self.content_region.width or self.size.width
+        if room and self.cells > room and self._shorter:
+            line = next((form for form in self._shorter if form.cell_len <= room), self._shorter[-1]).copy()
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+            return line
+        return super().render()
 
 
 class JumpField(Input):
@@ -167,13 +199,22 @@ class JumpField(Input):
     focus only while it is open, and gives that up again when it loses focus.
     """
 
+    PLACEHOLDER = ": jump to #"
+
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(placeholder=": jump to #", id=id, restrict=r"[0-9#,]*")
+        super().__init__(placeholder=self.PLACEHOLDER, id=id, restrict=r"[0-9#,]*")
         self.can_focus = False
+
+    def show_note(self, note: str | None) -> None:
+        """Show ``note`` (already safe) where the placeholder is, or the placeholder again."""
+        placeholder = self.PLACEHOLDER if note is None or self.has_focus else note
+        if self.placeholder != placeholder:
+            self.placeholder = placeholder
 
     def open(self) -> None:
         """Empty the field and give it the keys."""
         self.value = ""
+        self.placeholder = self.PLACEHOLDER
         self.can_focus = True
         self.focus()
 
