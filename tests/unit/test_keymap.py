@@ -1,4 +1,5 @@
-"""The key map is the one description of the keys: README, bindings, help and palette agree."""
+"""The key map is the one description of the keys: the manual's key table (docs/using.md),
+bindings, help and palette agree."""
 
 from __future__ import annotations
 
@@ -23,12 +24,12 @@ from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.timing import TimingView
 from zett_browser.widgets.versions import VersionList
 
-README = Path(__file__).parents[2] / "README.md"
+KEY_TABLE_DOC = Path(__file__).parents[2] / "docs" / "using.md"
 
 
-def readme_key_table() -> list[tuple[str, str, str]]:
-    """The rows of README's table whose header is ``| key | where | what it does |``."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+def docs_key_table() -> list[tuple[str, str, str]]:
+    """The rows of docs/using.md's table whose header is ``| key | where | what it does |``."""
+    lines = KEY_TABLE_DOC.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if re.match(r"\|\s*key\s*\|\s*where\s*\|", line))
     rows = []
     for line in lines[start + 2 :]:
@@ -39,8 +40,8 @@ def readme_key_table() -> list[tuple[str, str, str]]:
     return rows
 
 
-def test_readme_key_table_is_the_key_map() -> None:
-    assert readme_key_table() == keymap.readme_rows()
+def test_docs_key_table_is_the_key_map() -> None:
+    assert docs_key_table() == keymap.readme_rows()
 
 
 def test_bindings_come_from_the_map() -> None:
