@@ -1,4 +1,4 @@
-"""Writes the README's screenshots (SVG, and PNG when rsvg-convert is installed) from the demo store.
+"""Writes the screenshots of README.md and docs/ (SVG, and PNG when rsvg-convert is installed) from the demo store.
 
 python screenshots/make_screenshots.py
 """

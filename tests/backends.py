@@ -77,7 +77,7 @@ class Backend:
         return SQLSessionStorage(self.target, **options)
 
     def browser(self) -> SQLSessionStorage:
-        """A browsing storage, logged in with the least privilege the README asks for."""
+        """A browsing storage, logged in with the least privilege docs/server-stores.md asks for."""
         return SQLSessionStorage(self.reader_target, read_only=True)
 
     def raw(self) -> Engine:

@@ -1,5 +1,5 @@
 """The real ``zett-browser serve`` in a real headless Chromium: shared by the serve test and
-the README screenshot (``screenshots/make_screenshots.py``).
+the serve screenshot in docs/serve.md (``screenshots/make_screenshots.py``).
 
 The page draws the terminal on a canvas (xterm.js), so its text is not in the DOM. An init
 script, run before the page's own, catches the page's terminal object when textual-serve's

@@ -12,7 +12,7 @@ failure.
 Roles created in every server:
 
 - ``zett_owner`` (password ``owner-pw``): owns the test databases, as zett-agent's role would;
-- ``zett_reader`` (password ``reader-pw``): may only ``SELECT``, as the README tells
+- ``zett_reader`` (password ``reader-pw``): may only ``SELECT``, as docs/server-stores.md tells
   users to grant a browsing role.
 """
 

@@ -3,9 +3,9 @@
 Keys used to be described in five places (bindings, footer, help, palette, README) and
 they disagreed. Now this table is the only description: screens and widgets build their
 ``BINDINGS`` from it, the help screen its rows, the command palette its commands, and a
-unit test compares README's key table with :func:`readme_rows`.
+unit test compares the manual's key table (docs/using.md) with :func:`readme_rows`.
 
-A :class:`Row` is one line of the help and of README's table (``n p``: next / previous
+A :class:`Row` is one line of the help and of the manual's key table (``n p``: next / previous
 page); its :class:`Key` entries are the bindings behind it. A row without keys documents
 keys a widget binds itself (the tree's arrows, Textual's tab and ``ctrl+p``).
 """
@@ -57,7 +57,7 @@ class Key:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One line of help: the keys as shown (README markdown), where, what they do."""
+    """One line of help: the keys as shown (the key table's markdown), where, what they do."""
 
     label: str
     where: str
@@ -486,12 +486,12 @@ def commands(*scopes: Scope) -> list[tuple[Key, str]]:
 
 
 def help_rows() -> list[tuple[str, str, str]]:
-    """The help screen's rows: (keys, where, what), without README's markdown quotes."""
+    """The help screen's rows: (keys, where, what), without the key table's markdown quotes."""
     return [(_plain(row.label), row.where, _plain(row.text)) for row in KEYMAP]
 
 
 def readme_rows() -> list[tuple[str, str, str]]:
-    """README's key table rows, exactly as the markdown writes them."""
+    """The key table rows of docs/using.md (once README's), exactly as the markdown writes them."""
     return [(row.label, row.where, row.text) for row in KEYMAP]
 
 

@@ -1,7 +1,7 @@
 """An independent computation of usage totals: plain ``sqlite3`` and ``json`` over a store's tables.
 
 Nothing here uses zett-browser: the rules are written out again from their definitions
-(README "Usage and cost"), and cost comes from ``genai_prices.calc_price`` called directly
+(docs/usage.md), and cost comes from ``genai_prices.calc_price`` called directly
 with each step's exact start time. The tests compare the index's totals with these.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from genai_prices import Usage, calc_price
 
-#: Beyond these a value is not a plausible count or duration (README "Usage and cost").
+#: Beyond these a value is not a plausible count or duration (docs/usage.md).
 MAX_TOKENS, MAX_DURATION_NS = 10_000_000_000, 10_000_000_000_000_000
 TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 
