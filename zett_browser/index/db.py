@@ -33,6 +33,7 @@ import re
 import sqlite3
 import stat
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy.engine import URL
 
@@ -197,6 +198,32 @@ def connect(path: Path, store: Path | None = None) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def open_reader(path: Path, timeout: float = 5) -> sqlite3.Connection | None:
+    """A connection to read an existing index file; None when there is none, or when it
+    or its ``-wal``/``-shm`` is a link or not a regular file (a sync refuses those).
+
+    Opened read-write (our own cache file) so that WAL works even when no writer has the
+    ``-shm`` open; nothing is written through it. ``mode=rw`` never creates the file (a
+    rebuild may have removed it since the check).
+    """
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            found = os.lstat(f"{path}{suffix}")
+        except FileNotFoundError:
+            if suffix:
+                continue
+            return None
+        except OSError:
+            return None
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
+            return None
+    uri = f"file:{quote(str(path), safe='/')}?mode=rw"
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
+    except sqlite3.OperationalError:
+        return None
 
 
 def remove(path: Path) -> None:

@@ -393,7 +393,9 @@ def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[st
 
 def index_stats(path: Path) -> Mapping[str, int]:
     """What an index file holds: sessions, messages, snapshots, problems, size in bytes."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = index_db.open_reader(path)
+    if db is None:
+        raise UnsafePath(f"the index file {path} is missing, a link or not a regular file: run the index again")
     try:
         counts = dict(db.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
         problems = db.execute("SELECT value FROM meta WHERE key = 'problems'").fetchone()
