@@ -169,6 +169,7 @@ async def test_the_export_dialog_never_replaces_the_store(tmp_path: Path, monkey
 
     monkeypatch.chdir(tmp_path)
     store = copy_fixture("storage_api", tmp_path / "store")
+    (tmp_path / "x").mkdir()
     digest = sha256(store)
     app = make_app(str(store), session=DELEGATING_PARENT, clock=frozen_clock, poll_interval=0, index=False)
     async with app.run_test(size=(120, 40)) as pilot:
