@@ -170,7 +170,7 @@ class SideIndex:
             return "first build" if not meta else "an earlier build did not finish"
         if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
             return "the store file was replaced"
-        counter = index_db.store_counter(self.storage.path)
+        counter = await asyncio.to_thread(index_db.store_counter, self.storage.path)
         if counter is not None and counter < _int(_json(meta.get("counter"))):
             return "the store was replaced in place by an older copy"
         anchors = [tuple(map(str, item)) for item in _json(meta.get("anchors")) or [] if isinstance(item, list)]

@@ -271,9 +271,11 @@ def _file_system_problem(where: str, name: str, text: str) -> StoreError | None:
     words = ("disk I/O error", "unable to open", "database or disk is full")
     if not (name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_FULL")) or any(w in text for w in words)):
         return None
-    directory = Path(where).expanduser().absolute().parent
+    store = Path(where).expanduser().absolute()
     try:
-        found = os.statvfs(directory)
+        if not store.is_file():
+            return None  # a missing store is "cannot open", whatever the disk
+        found = os.statvfs(store.parent)
     except (OSError, ValueError):
         return None
     if found.f_flag & os.ST_RDONLY:

@@ -180,7 +180,7 @@ async def raw_anchors(storage: SessionStorageCore) -> list[tuple[str, str, str]]
         found: list[tuple[str, str, str]] = []
         for order in (raw_t.c.id.asc(), raw_t.c.id.desc()):
             row = (await connection.execute(select(*columns).order_by(order).limit(1))).first()
-            if row is not None:
+            if row is not None and isinstance(row[0], str):  # a damaged id could not be looked up again
                 found.append(_anchor(row))
         return found
 
