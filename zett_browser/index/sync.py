@@ -287,7 +287,7 @@ class SideIndex:
                 moved.append(row)  # new rows, or a new title/agent name (update_session)
         await self._new_snapshots(db, report)
         if not moved:
-            if report.snapshots:
+            if report.snapshots or "anchors" not in meta:  # an index made before anchors gets them now
                 await self._finish(db, report, since, index_db.store_fingerprint(self.storage.path))
             return
         await asyncio.to_thread(write_sessions, db, moved)
