@@ -29,15 +29,24 @@ class WriteFailed(OSError):
     """A write the file system refused (full, read-only); one line that says what to do."""
 
 
+def _real(path: Path) -> Path:
+    """``path`` resolved through every link (as far as it goes: a link loop stays as is)."""
+    path = path.expanduser().absolute()
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop
+        return path
+
+
 def _resolved(path: Path) -> Path:
     """``path`` made absolute through its real directory (the last part itself not followed)."""
     path = path.expanduser().absolute()
-    return path.parent.resolve() / path.name
+    return _real(path.parent) / path.name
 
 
 def store_files(store: Path) -> list[Path]:
     """The store and its SQLite sidecars, as given and through any links (resolved)."""
-    names = {_resolved(store), store.expanduser().resolve()}
+    names = {_resolved(store), _real(store)}
     return [Path(f"{name}{suffix}") for name in sorted(names) for suffix in SIDECARS]
 
 
@@ -46,7 +55,7 @@ def is_store_file(candidate: Path, store: Path | None) -> bool:
     if store is None:
         return False
     targets = store_files(store)
-    names = {_resolved(candidate), candidate.expanduser().resolve()}
+    names = {_resolved(candidate), _real(candidate)}
     if names & set(targets):
         return True
     for target in targets:
@@ -62,12 +71,8 @@ def is_store_directory(directory: Path, store: Path | None) -> bool:
     """Whether ``directory`` is the directory the store (or the file it links to) lives in."""
     if store is None:
         return False
-    places = {_resolved(store).parent, store.expanduser().resolve().parent}
-    try:
-        real = directory.expanduser().resolve()
-    except OSError:
-        return False
-    if real in places:
+    places = {_resolved(store).parent, _real(store).parent}
+    if _real(directory) in places:
         return True
     return any(_same(directory, place) for place in places)
 

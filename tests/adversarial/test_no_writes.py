@@ -123,6 +123,9 @@ def _special(kind: str, path: Path) -> None:
     if kind == "symbolic link":
         (path.parent / "target.md").write_text("theirs")
         path.symlink_to(path.parent / "target.md")
+    elif kind == "link loop":
+        path.symlink_to(path.parent / "other.md")
+        (path.parent / "other.md").symlink_to(path)
     elif kind == "FIFO":
         os.mkfifo(path)
     elif kind == "socket":
@@ -135,7 +138,7 @@ def _special(kind: str, path: Path) -> None:
         os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # like /dev/null, in tmp_path
 
 
-@pytest.mark.parametrize("kind", ["symbolic link", "FIFO", "socket", "device"])
+@pytest.mark.parametrize("kind", ["symbolic link", "link loop", "FIFO", "socket", "device"])
 def test_force_replaces_only_a_regular_file(tmp_path: Path, store: Path, kind: str) -> None:
     output = tmp_path / "special.md"
     _special(kind, output)

@@ -110,6 +110,9 @@ def check_place(path: Path, store: Path | None) -> None:
         found = None
     except NotADirectoryError:
         raise UnsafePath(f"the index directory {directory} is inside a file: give a directory") from None
+    except OSError as error:
+        problem = error.strerror or "unusable"
+        raise UnsafePath(f"the index directory {directory} cannot be used ({problem}): give a directory") from None
     if found is not None and not directory.is_dir():
         raise UnsafePath(
             f"the index directory {directory} is a file, not a directory: give a directory (--index-dir or ${ENV_DIR})"
