@@ -82,6 +82,13 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def index_dir(text: str) -> Path:
+    """An argparse type: a directory for index files; empty is an error (it meant the current one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory (or leave the option out for the default)")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=PROG,
@@ -109,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--index-dir",
         metavar="DIR",
-        type=Path,
+        type=index_dir,
         help="where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)",
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")

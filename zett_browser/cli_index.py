@@ -16,6 +16,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from .__main__ import OneLineParser, index_dir
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
 from .index.query import HELP
 from .index.sync import BATCH
@@ -57,10 +58,10 @@ def _size(path: Path | None) -> str:
 
 def main_index(argv: list[str]) -> int:
     """Build or update the side index of a store and print what it holds."""
-    parser = argparse.ArgumentParser(prog="zett-browser index", description=main_index.__doc__)
+    parser = OneLineParser(prog="zett-browser index", description=main_index.__doc__)
     parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
     parser.add_argument("--rebuild", action="store_true", help="throw the index away and build it again")
-    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
     args = parser.parse_args(argv)
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
@@ -105,7 +106,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
 
 def main_search(argv: list[str]) -> int:
     """Search a store's side index (updating it first) and print the hits."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="zett-browser search",
         description=main_search.__doc__,
         epilog=f"Query syntax: {HELP}\nOptions come first; a query starting with '-' goes after '--'.",
@@ -114,7 +115,7 @@ def main_search(argv: list[str]) -> int:
     parser.add_argument("args", nargs="+", metavar="[STORE] QUERY", help=STORE_HELP + "; then the query")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")
-    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
     args = parser.parse_args(argv)
     if len(args.args) > 2:
         print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)

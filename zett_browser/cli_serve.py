@@ -25,10 +25,19 @@ import os
 import re
 import shlex
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .__main__ import PROG, OneLineParser, add_page_size, bounded, one_line, preflight, report, secrets_of
+from .__main__ import (
+    PROG,
+    OneLineParser,
+    add_page_size,
+    bounded,
+    index_dir,
+    one_line,
+    preflight,
+    report,
+    secrets_of,
+)
 from .storage import StoreError, open_store
 from .storage.target import scrub
 
@@ -67,7 +76,7 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session", metavar="ID", help="open this session in each page")
     add_page_size(parser)
     parser.add_argument("--no-index", action="store_true", help="browse without the side index (no search)")
-    parser.add_argument("--index-dir", metavar="DIR", type=Path, help="where index files live")
+    parser.add_argument("--index-dir", metavar="DIR", type=index_dir, help="where index files live")
     return parser
 
 

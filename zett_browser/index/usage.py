@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals, TreeSort
+from .db import open_reader
 from .pricing import from_picos
 from .totals import COUNTS, DAY_COUNTS
 
@@ -44,12 +44,8 @@ _SUBTREE = (
 @contextlib.contextmanager
 def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
     """A connection to an existing index (None when there is none to read)."""
-    if not path.exists():
-        yield None
-        return
-    try:  # mode=rw never creates the file (a rebuild may have removed it since exists())
-        db = sqlite3.connect(f"file:{quote(str(path), safe='/')}?mode=rw", uri=True, timeout=5, check_same_thread=False)
-    except sqlite3.OperationalError:
+    db = open_reader(path)  # never through a link
+    if db is None:
         yield None
         return
     try:

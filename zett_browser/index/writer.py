@@ -28,6 +28,13 @@ _SESSION_SQL = (
 )
 
 
+def _rollback(db: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already (it does on a full disk:
+    a ROLLBACK then fails with "cannot rollback" and hides the real error)."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
+
+
 def _epoch(value: object) -> float | None:
     return value.timestamp() if isinstance(value, datetime) else None
 
@@ -101,7 +108,7 @@ def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) ->
             db.execute("UPDATE sessions SET session_doc = ? WHERE id = ?", (number, values[0]))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
 
 
@@ -144,7 +151,7 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
         _bump_problems(db, sum(1 for doc in docs if doc.problem))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
     return len(docs)
 
@@ -181,7 +188,7 @@ def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> in
         _bump_problems(db, sum(1 for doc in docs if doc.problem))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
     return len(docs)
 
@@ -189,5 +196,9 @@ def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> in
 def set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
     """Set meta values in their own short transaction."""
     db.execute("BEGIN IMMEDIATE")
-    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
-    db.execute("COMMIT")
+    try:
+        db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
+        db.execute("COMMIT")
+    except BaseException:
+        _rollback(db)
+        raise
