@@ -112,10 +112,15 @@ PRINTED_URL = re.compile(r"read-only on (http://\S+) \(")
 
 @contextmanager
 def serve_process(
-    store: Path, *extra: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    store: Path,
+    *extra: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> Iterator[Served]:
-    """``zett-browser serve STORE`` on a free loopback port, once it printed its URL."""
-    port = free_port()
+    """``zett-browser serve STORE`` on ``port`` (default a free one), once it printed its URL."""
+    port = port or free_port()
     script = Path(sys.executable).parent / "zett-browser"
     process = subprocess.Popen(
         [str(script), "serve", str(store), "--port", str(port), *extra],
@@ -124,6 +129,7 @@ def serve_process(
         start_new_session=True,  # our own group: whatever is left of it is stopped below
         cwd=cwd,
         env=env,
+        preexec_fn=preexec,
     )
     served = Served(process, port)
     try:

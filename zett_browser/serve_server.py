@@ -19,8 +19,9 @@ The page, its script and its websocket all live under ``/TOKEN/``; textual-serve
 terminal size a page asks for is clamped to :data:`MAX_WIDTH` x :data:`MAX_HEIGHT` before
 it reaches the app. Each app process runs ``zett-browser`` (no shell) in its own process
 group; when the server stops, by Ctrl+C, SIGTERM or SIGHUP, each is asked to quit, then
-sent SIGTERM (the app closes its store, removing the ``-wal``/``-shm`` files it made),
-then SIGKILL, and the server waits for every one before it exits.
+(if it has not within :data:`QUIT_SECONDS`: hung, or stopped) sent SIGTERM and SIGCONT
+(the app closes its store, removing the ``-wal``/``-shm`` files it made), then SIGKILL,
+and the server waits for every one before it exits.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class AppProcess(AppService):
         for number in (None, signal.SIGTERM, signal.SIGKILL):
             if number is not None:
                 kill_group(process.pid, number)
+                kill_group(process.pid, signal.SIGCONT)  # a stopped app takes its SIGTERM now
             try:
                 await asyncio.wait_for(asyncio.shield(process.wait()), QUIT_SECONDS)
                 break
