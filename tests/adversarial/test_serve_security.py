@@ -36,7 +36,7 @@ import aiohttp
 import pytest
 
 from tests.served import Served, chromium, free_port, missing, press, screen_text, serve_process, wait_for
-from tests.support import FIXTURES, listing
+from tests.support import AGENT_RUN_ROOT, FIXTURES, listing
 
 SCRIPT = Path(sys.executable).parent / "zett-browser"
 NOTICE = "serve: writing files is disabled in a served page"
@@ -271,12 +271,10 @@ async def test_with_the_token_the_page_and_its_websocket_work(store: Path) -> No
 
 
 def test_no_key_a_served_page_sends_writes_a_file(tmp_path: Path, store: Path, browser_ready: None) -> None:
-    """The export dialog (with a path of the page's choice), the context's ``w``, the pager."""
+    """The export dialog (its path field took any path), the context's ``w``, the pager."""
     workdir, temporary = tmp_path / "cwd", tmp_path / "tmp"
     workdir.mkdir()
     temporary.mkdir()
-    target = tmp_path / "chosen" / "pwned.md"
-    target.parent.mkdir()
     before = listing(store.parent)
     environment = {**os.environ, "TMPDIR": str(temporary)}
     with (
@@ -290,12 +288,7 @@ def test_no_key_a_served_page_sends_writes_a_file(tmp_path: Path, store: Path, b
         export = wait_for(
             lambda: ("Output file" in (text := screen_text(driver)) or NOTICE in text) and text, 15, "the answer to e"
         )
-        if "Output file" in export:  # the dialog: write the session where the page says
-            press(driver, "\t" * 7)
-            time.sleep(0.5)
-            press(driver, "\ue009u")  # ctrl+u: the suggested name goes
-            press(driver, str(target) + "\ue007")
-            time.sleep(3)
+        if "Output file" in export:  # the dialog, whose path field takes any path: closed again
             press(driver, "\ue00c")
             time.sleep(1)
         press(driver, ":")  # to message #3 (the Raw Log takes the focus)...
@@ -315,7 +308,7 @@ def test_no_key_a_served_page_sends_writes_a_file(tmp_path: Path, store: Path, b
         wait_for(lambda: "needs a terminal" in screen_text(driver), 15, "the pager's notice")
         time.sleep(1)
     written = sorted(path.name for path in workdir.iterdir())
-    assert not target.exists() and written == [], f"the page wrote files: {written}, {target.exists()}"
+    assert written == [], f"the page wrote files where serve runs: {written}"
     assert NOTICE in export and NOTICE in context, "each writer says why it writes nothing"
     assert list(temporary.iterdir()) == [], "no temporary file either"
     assert listing(store.parent) == before
@@ -422,3 +415,39 @@ def test_off_loopback_the_token_is_still_needed(store: Path) -> None:
     )
     assert unnamed.returncode == 2
     assert unnamed.stderr.count("\n") == 1 and "--host 0.0.0.0 needs --public-url" in unnamed.stderr
+
+
+async def test_the_served_app_offers_no_writer(tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process (Pilot), the app ``serve`` runs (``--served``): ``e``, ``x`` then ``w``, and the
+    palette's screenshot each say why they write nothing, and nothing is written."""
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.__main__ import SERVED_NO_WRITES, build_parser
+    from zett_browser.app import make_app
+    from zett_browser.screens.context import ContextScreen
+    from zett_browser.widgets.rawlog import RawLogView
+
+    assert SERVED_NO_WRITES == NOTICE and build_parser().parse_args(["--served"]).served
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    before = listing(store.parent)
+    app = make_app(str(store), session=AGENT_RUN_ROOT, seq=17, clock=frozen_clock, poll_interval=0, no_writes=NOTICE)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert not any(type(screen).__name__ == "ExportDialog" for screen in app.screen_stack)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Screenshot" not in titles and "Quit" in titles
+        assert app.deliver_screenshot() is None
+        app.screen.query_one(RawLogView).focus()
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, ContextScreen)
+        await pilot.pause(0.5)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.pause(0.5)
+        assert [note.message for note in app._notifications].count(NOTICE) == 3, list(app._notifications)
+    assert list(workdir.iterdir()) == []
+    assert listing(store.parent) == before
