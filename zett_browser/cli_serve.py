@@ -13,7 +13,8 @@ Loopback is no boundary against a browser (any page the user visits can reach it
 server is guarded (:mod:`zett_browser.serve_server`): a per-run secret token in the URL
 printed here (nothing is served without it), the Host and Origin headers checked against
 the served address, a cap on open pages and on the terminal size, and every app process
-stopped when ``serve`` stops, by any of SIGINT, SIGTERM and SIGHUP.
+stopped when ``serve`` stops, by any of SIGINT, SIGTERM and SIGHUP (and sent SIGTERM by
+Linux when ``serve`` is killed outright: :func:`end_with_server`).
 
 The child's arguments travel in an environment variable, not on its command line: a
 server URL's password would otherwise show in ``ps``. Serving on anything but loopback
@@ -43,6 +44,8 @@ if TYPE_CHECKING:  # textual-serve is an optional extra, imported when serving
 
 #: The child's ``zett-browser`` arguments (JSON list), read by :func:`run_served`.
 ARGV_VARIABLE = "ZETT_BROWSER_SERVED_ARGV"
+#: The process id of the ``serve`` that started the app (see :func:`end_with_server`).
+SERVER_PID_VARIABLE = "ZETT_BROWSER_SERVE_PID"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_SESSIONS = 4
 URL = re.compile(r"https?://[A-Za-z0-9.\-_~:\[\]%@/]+")
@@ -201,6 +204,7 @@ def main_serve(argv: list[str]) -> int:
             file=sys.stderr,
         )
     os.environ[ARGV_VARIABLE] = json.dumps(child_argv(args))
+    os.environ[SERVER_PID_VARIABLE] = str(os.getpid())
     try:
         server.serve()
     except OSError as error:
@@ -230,6 +234,27 @@ def _server(
     )
 
 
+def end_with_server() -> None:
+    """Ask Linux for SIGTERM when ``serve`` is gone, even by SIGKILL (which it cannot
+    handle): the app then closes its store as on any SIGTERM. Elsewhere nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if str(os.getppid()) != os.environ.get(SERVER_PID_VARIABLE):  # serve died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+#: Linux's prctl option: the signal sent to this process when its parent ends.
+PR_SET_PDEATHSIG = 1
+
+
 def run_served() -> int:
     """One served app: ``zett-browser`` with the arguments ``serve`` checked, writing no file."""
     from .__main__ import main
@@ -237,6 +262,7 @@ def run_served() -> int:
     if ARGV_VARIABLE not in os.environ:
         print(f"{PROG}: this module is run by `{PROG} serve`, not by hand", file=sys.stderr)
         return 2
+    end_with_server()
     return main([*json.loads(os.environ[ARGV_VARIABLE]), "--served"])
 
 

@@ -398,6 +398,21 @@ async def test_serve_stopped_by_a_signal_leaves_no_app_and_no_sidecar(store: Pat
         assert sorted(listing(store.parent)) == ["sessions.sqlite3"], "no -wal/-shm left beside the store"
 
 
+async def test_serve_killed_outright_still_leaves_no_app_and_no_sidecar(store: Path) -> None:
+    """SIGKILL cannot be handled: each app learns of it from Linux (SIGTERM) and closes its store."""
+    with serve_process(store, "--no-index") as served:
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(websocket_url(served), headers={"Origin": served.origin})
+            assert len(await screen_bytes(ws, 30, enough=20_000)) >= 20_000
+            apps = children(served.process.pid)
+            assert apps
+            wait_for(lambda: len(listing(store.parent)) > 1, 15, "the app's -wal/-shm files (a WAL store)")
+            served.process.kill()
+            served.process.wait(10)
+        wait_for(lambda: not any(alive(pid) for pid in apps), 15, "every app process to be gone")
+        wait_for(lambda: sorted(listing(store.parent)) == ["sessions.sqlite3"], 5, "no -wal/-shm beside the store")
+
+
 def test_off_loopback_the_token_is_still_needed(store: Path) -> None:
     port = free_port()
     public = f"http://127.0.0.1:{port}"
