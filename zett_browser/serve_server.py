@@ -288,7 +288,7 @@ class GuardedServer(Server):
                 continue
             try:
                 envelope = json.loads(message.data)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
                 continue
             if not isinstance(envelope, list) or not envelope:
                 continue

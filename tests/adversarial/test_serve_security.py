@@ -231,8 +231,12 @@ def test_a_dns_rebinding_page_is_refused(tmp_path: Path, store: Path, browser_re
         assert get(served, path, {"Host": f"127.0.0.1:{served.port}", "Origin": "http://evil.example"})[0] == 403
 
 
-async def test_without_the_token_nothing_is_served(store: Path) -> None:
-    with serve_process(store, "--no-index") as served:
+async def test_without_the_token_nothing_is_served(tmp_path: Path, store: Path, browser_ready: None) -> None:
+    with serve_process(store, "--no-index") as served, chromium(tmp_path / "profile") as driver:
+        driver.get(served.origin + "/")  # the address without the token, in the browser
+        time.sleep(2)
+        assert "Not found" in driver.page_source and "textual-terminal" not in driver.page_source
+        assert screen_text(driver) == ""
         token = token_of(served)
         assert len(token) >= 32 and re.fullmatch(r"[A-Za-z0-9_-]+", token), served.url
         host = {"Host": f"127.0.0.1:{served.port}"}
