@@ -172,10 +172,9 @@ class GuardedServer(Server):
         self.origins = origins
         self.max_sessions = max_sessions
         self.announce = announce
-        #: The running app processes, one per open page.
+        #: The running app processes, one per open page (one whose stop was cut short by
+        #: the server's own shutdown stays here for the last check in :meth:`serve`).
         self.apps: set[AppProcess] = set()
-        #: Every app process started, for the last check after the server stopped.
-        self.started: list[AppProcess] = []
 
     @property
     def page(self) -> str:
@@ -265,7 +264,6 @@ class GuardedServer(Server):
             debug=False,
         )
         self.apps.add(service)  # counted from now: no await since the check above
-        self.started.append(service)
         try:
             await service.start(width, height)
             await self._process_messages(websocket, service)
@@ -334,7 +332,7 @@ class GuardedServer(Server):
                 shutdown_timeout=QUIT_SECONDS,
             )
         finally:
-            for service in self.started:  # the last word: nothing of ours outlives the server
+            for service in self.apps:  # the last word: nothing of ours outlives the server
                 if (pid := service.running_pid) is not None:
                     kill_group(pid, signal.SIGKILL)
             for number in STOP_SIGNALS:
