@@ -470,3 +470,22 @@ async def test_the_served_app_offers_no_writer(tmp_path: Path, store: Path, monk
         assert [note.message for note in app._notifications].count(NOTICE) == 3, list(app._notifications)
     assert list(workdir.iterdir()) == []
     assert listing(store.parent) == before
+
+
+def test_the_served_addresses_and_the_size_clamp() -> None:
+    from zett_browser.cli_serve import served_addresses
+    from zett_browser.serve_server import MAX_HEIGHT, MAX_WIDTH, clamp
+
+    hosts, origins = served_addresses("127.0.0.1", 8000, None)
+    assert hosts == {"127.0.0.1:8000", "localhost:8000", "[::1]:8000"}
+    assert origins == {"http://127.0.0.1:8000", "http://localhost:8000", "http://[::1]:8000"}
+    hosts, origins = served_addresses("0.0.0.0", 8000, "https://Zett.Example")
+    assert hosts == {"zett.example:443", "zett.example"}, "0.0.0.0 is no name a browser sends"
+    assert origins == {"https://zett.example:443", "https://zett.example"}
+    hosts, origins = served_addresses("192.0.2.5", 80, None)
+    assert hosts == {"192.0.2.5:80", "192.0.2.5"} and "http://192.0.2.5" in origins
+    assert "rebound.test:8000" not in served_addresses("::1", 8000, None)[0]
+    assert (MAX_WIDTH, MAX_HEIGHT) == (500, 200)
+    for value, expected in ((20000, 500), ("20000", 500), (-5, 1), (0, 1), (True, 80), (None, 80), ("x", 80)):
+        assert clamp(value, 80, MAX_WIDTH) == expected, value
+    assert clamp(1.5e9, 24, MAX_HEIGHT) == 24 and clamp([1], 24, MAX_HEIGHT) == 24
