@@ -443,7 +443,9 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
 
     def action_export(self) -> None:
         """Open the export dialog on the open session (``e``)."""
-        if self.options.exporter is None:
+        if self.options.no_writes is not None:
+            self.notify(self.options.no_writes, severity="warning", markup=False, timeout=8)
+        elif self.options.exporter is None:
             self.notify("This store cannot be exported from here", severity="warning", markup=False)
         elif self.open is not None:
             node = self.open.node
@@ -507,7 +509,13 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
 
         record = event.record
         self.app.push_screen(
-            ContextScreen(self.store, record.session_id, record.sequence, page_size=self.options.page_size)
+            ContextScreen(
+                self.store,
+                record.session_id,
+                record.sequence,
+                page_size=self.options.page_size,
+                no_writes=self.options.no_writes,
+            )
         )
 
     def on_inspector_summary_opened(self, event: Inspector.SummaryOpened) -> None:

@@ -94,6 +94,9 @@ def later(node: DOMNode, make: Callable[[], str], then: Callable[[str], None]) -
 
 def open_outside(app: App[object], text: str, which: Program) -> None:
     """Show ``text`` whole in the pager or editor, the app suspended until it returns."""
+    if app.is_web:  # no terminal to hand over: say so before any temporary file is written
+        app.notify(f"The {which} needs a terminal: not available in this web page", severity="warning", markup=False)
+        return
     variable = PROGRAMS[which][0]
     command = command_for(which)
     if command is None or shutil.which(command[0]) is None:
