@@ -203,7 +203,7 @@ def default_profile_child(request: ModelRequest) -> Step | None:
     prompt = last_user_text(request)
     if "[fail]" in prompt:
         return Step(error="scripted child failure: the index is corrupt")
-    delay = 60.0 if "[slow]" in prompt else 1.0 if "[medium]" in prompt else 0.0
+    delay = 60.0 if "[slow]" in prompt else 3.0 if "[medium]" in prompt else 0.5 if "[brief]" in prompt else 0.0
     return Step(
         text=f"Report: {prompt.splitlines()[0][:80]} -> 3 findings in src/app.py:12, src/db.py:40.", delay=delay
     )
@@ -281,7 +281,14 @@ async def case_async_tasks() -> None:
         Step(
             reasoning="Three independent investigations: run them in parallel.",
             calls=(
-                (start, {"description": "Audit auth", "prompt": "List auth entry points.", "subagent_type": "explore"}),
+                (
+                    start,
+                    {
+                        "description": "Audit auth",
+                        "prompt": "[brief] List auth entry points.",
+                        "subagent_type": "explore",
+                    },
+                ),
                 (
                     start,
                     {"description": "Slow survey", "prompt": "[slow] Survey every module.", "subagent_type": "explore"},
@@ -300,9 +307,12 @@ async def case_async_tasks() -> None:
                 ),
             ),
         ),
-        Step(calls=(("task_status", {"task_id": "task-1"}), ("task_list", {}))),
+        # Deterministic order: task-4 fails at once, task-1 reports after 0.5 s, task-3 after 3 s,
+        # task-2 would take 60 s. The failure notice of task-4 lands before the third call.
         Step(calls=(("task_output", {"task_id": "task-1", "wait_seconds": 30}),)),
+        Step(calls=(("task_status", {"task_id": "task-3"}),)),
         Step(calls=(("task_cancel", {"task_id": "task-2"}),)),
+        Step(calls=(("task_list", {}),)),
         Step(text="Auth audit is done; the survey was cancelled; the index check failed; caching is still running."),
         # request 2: the notice of task-3 arrives before the model is called; it is never read.
         Step(text="Noted: the caching comparison finished; I will read it when needed."),
