@@ -14,7 +14,9 @@ imported, and that file is moved to ``children.sqlite3`` at the end), plus
 ``OUT_DIR/report.json`` (``{"cases": {name: {"session_id", "ok", "error"}}, ...}``).
 
 Every row is written by the runtime, its extensions and ``SQLiteSessionExtension``: the
-models are scripted (``ScriptedModel`` below replays a list of steps), the MCP server is a
+models are scripted (``ScriptedModel`` below replays a list of steps; the server-tool and
+refusal cases use zett-agent's real ``AnthropicProvider`` reading scripted Messages API
+events from an ``httpx.MockTransport``, so no network), the MCP server is a
 real stdio process (``mcp_server.py``), the killed process is a real child process that
 SIGKILLs itself inside a tool. Session ids of the cases are fixed (``CASES``); child
 sessions get the runtime's own random UUIDv7 ids; timestamps are wall-clock.
@@ -38,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 OUT = Path(sys.argv[-1]).resolve()
 HOME = OUT / "home"
 # zett-agent's default subagent profiles resolve ~ when they are built: never the real home.
@@ -57,6 +61,7 @@ from zett_agent.extensions.internal_message import INTERNAL_MESSAGE_EVENT_NAME  
 from zett_agent.extensions.mcp import McpExtension, McpStdioServer  # noqa: E402
 from zett_agent.extensions.model_request_trace import ModelRequestTraceExtension  # noqa: E402
 from zett_agent.extensions.plan_mode import PlanModeExtension  # noqa: E402
+from zett_agent.extensions.server_tools.anthropic import AnthropicServerToolExtension  # noqa: E402
 from zett_agent.extensions.shell_approval import ShellApprovalExtension  # noqa: E402
 from zett_agent.extensions.sqlite import SQLiteSessionExtension  # noqa: E402
 from zett_agent.extensions.steering import STEERING_MESSAGE_EVENT_NAME  # noqa: E402
@@ -72,6 +77,7 @@ from zett_agent.messages import (  # noqa: E402
     UserMessage,
 )
 from zett_agent.model import ModelEvent, ModelRequest, ModelResponse, ModelUsage, RetryOptions, ToolCallDelta  # noqa: E402
+from zett_agent.providers.anthropic import AnthropicProvider  # noqa: E402
 from zett_agent.stop import StopInfo, StopReason  # noqa: E402
 from zett_agent.storage import SQLiteSessionStorage  # noqa: E402
 from zett_agent.tools import tool  # noqa: E402
@@ -357,71 +363,175 @@ async def case_async_tasks() -> None:
         await finish("async_tasks", persistence)
 
 
-def web_search_blocks() -> tuple[dict[str, Any], ...]:
-    """Replay blocks shaped like zett-agent's Anthropic adapter stores them (content_block_start + input)."""
-    results = [
-        {
-            "type": "web_search_result",
-            "url": "https://docs.python.org/3/library/sqlite3.html",
-            "title": "sqlite3 — DB-API 2.0 interface for SQLite databases",
-            "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1hZTBkLTQ2",
-            "page_age": "2 days ago",
-        },
-        {
-            "type": "web_search_result",
-            "url": "https://sqlite.org/wal.html",
-            "title": "Write-Ahead Logging",
-            "encrypted_content": "EpgDCioIARgBIiRjNWJlMDNmNy1lNjQ5LTQ0",
-            "page_age": None,
-        },
+# ---------------------------------------------------------------------------- Anthropic over a fake wire
+#
+# Server-tool blocks and the refusal come from zett-agent's REAL Anthropic adapter
+# (AnthropicProvider) reading Messages API server-sent events from an httpx MockTransport:
+# no network, and the replay_blocks / stop are exactly what the adapter stores.
+
+
+def sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events)
+
+
+def message_start(input_tokens: int = 1200) -> dict[str, Any]:
+    message = {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-scripted",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": 1, "cache_read_input_tokens": 800},
+    }
+    return {"type": "message_start", "message": message}
+
+
+def block(index: int, content_block: dict[str, Any], *deltas: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"type": "content_block_start", "index": index, "content_block": content_block},
+        *({"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas),
+        {"type": "content_block_stop", "index": index},
     ]
-    return (
-        {"type": "thinking", "thinking": "I should search the docs.", "signature": "sig-abc123"},
-        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "sqlite wal mode"}},
-        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": results},
-        {
-            "type": "text",
-            "text": "WAL lets readers and a writer work at once.",
-            "citations": [
-                {
-                    "type": "web_search_result_location",
-                    "url": "https://sqlite.org/wal.html",
-                    "title": "Write-Ahead Logging",
-                    "cited_text": "WAL provides more concurrency as readers do not block writers",
-                    "encrypted_index": "Eo8BCioIARgBIiQ",
-                }
-            ],
-        },
-        {
-            "type": "server_tool_use",
-            "id": "srvtoolu_02",
-            "name": "web_fetch",
-            "input": {"url": "https://example.invalid/x"},
-        },
-        {
-            "type": "web_fetch_tool_result",
-            "tool_use_id": "srvtoolu_02",
-            "content": {"type": "web_fetch_tool_result_error", "error_code": "url_not_accessible"},
-        },
+
+
+def message_end(reason: str, output_tokens: int, details: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    delta: dict[str, Any] = {"stop_reason": reason, "stop_sequence": None}
+    if details is not None:
+        delta["stop_details"] = details
+    usage = {"output_tokens": output_tokens, "server_tool_use": {"web_search_requests": 1}}
+    return [{"type": "message_delta", "delta": delta, "usage": usage}, {"type": "message_stop"}]
+
+
+SEARCH_RESULTS = [
+    {
+        "type": "web_search_result",
+        "url": "https://docs.python.org/3/library/sqlite3.html",
+        "title": "sqlite3 — DB-API 2.0 interface for SQLite databases",
+        "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1hZTBkLTQ2",
+        "page_age": "2 days ago",
+    },
+    {
+        "type": "web_search_result",
+        "url": "https://sqlite.org/wal.html",
+        "title": "Write-Ahead Logging",
+        "encrypted_content": "EpgDCioIARgBIiRjNWJlMDNmNy1lNjQ5LTQ0",
+        "page_age": None,
+    },
+]
+
+
+def search_turn() -> bytes:
+    """Thinking, a web search with its results, a cited answer, then a web fetch that failed."""
+    citation = {
+        "type": "web_search_result_location",
+        "url": "https://sqlite.org/wal.html",
+        "title": "Write-Ahead Logging",
+        "cited_text": "WAL provides more concurrency as readers do not block writers",
+        "encrypted_index": "Eo8BCioIARgBIiQ",
+    }
+    return sse(
+        message_start(),
+        *block(
+            0,
+            {"type": "thinking", "thinking": "", "signature": ""},
+            {"type": "thinking_delta", "thinking": "I should search the SQLite docs."},
+            {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxsig"},
+        ),
+        *block(
+            1,
+            {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"query": "sqlite wal mode"}'},
+        ),
+        *block(2, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": SEARCH_RESULTS}),
+        *block(
+            3,
+            {"type": "text", "text": ""},
+            {"type": "text_delta", "text": "WAL lets readers and a writer work at once"},
+            {"type": "citations_delta", "citation": citation},
+            {"type": "text_delta", "text": "."},
+        ),
+        *block(
+            4,
+            {"type": "server_tool_use", "id": "srvtoolu_02", "name": "web_fetch", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"url": "https://example.invalid/wal"}'},
+        ),
+        *block(
+            5,
+            {
+                "type": "web_fetch_tool_result",
+                "tool_use_id": "srvtoolu_02",
+                "content": {"type": "web_fetch_tool_result_error", "error_code": "url_not_accessible"},
+            },
+        ),
+        *message_end("pause_turn", 90),
+    )
+
+
+def continued_turn() -> bytes:
+    """The turn the runtime sends again after ``pause_turn``: the final answer."""
+    return sse(
+        message_start(1500),
+        *block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": " Checkpoints move WAL pages back."}),
+        *message_end("end_turn", 12),
+    )
+
+
+def refusal_turn() -> bytes:
+    """A tool_use streamed in full, then a refusal: the adapter and the runtime withhold it."""
+    return sse(
+        message_start(300),
+        *block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": "I will start by wiping"}),
+        *block(
+            1,
+            {"type": "tool_use", "id": "toolu_01", "name": "delete_everything", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"path": "/"}'},
+        ),
+        *message_end(
+            "refusal",
+            20,
+            {"type": "refusal", "category": "cyber", "explanation": "This request could damage systems."},
+        ),
+    )
+
+
+def fake_anthropic(turns: list[bytes]) -> Any:
+    """zett-agent's AnthropicProvider whose HTTP requests are answered from ``turns``, in order."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path.endswith("/v1/messages"), request.url
+        if not turns:
+            return httpx.Response(500, json={"type": "error", "error": {"type": "api_error", "message": "script over"}})
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=turns.pop(0))
+
+    return AnthropicProvider(
+        model="claude-scripted",
+        api_key="offline-test-key",
+        base_url="http://anthropic.invalid",
+        transport=httpx.MockTransport(handler),
+        retry=RetryOptions(max_retries=0),
     )
 
 
 async def case_server_tools() -> None:
-    steps = [
-        Step(
-            text="WAL lets readers and a writer work at once.",
-            reasoning="I should search the docs.",
-            blocks=web_search_blocks(),
-            provider="anthropic",
-            model="claude-scripted",
-            finish="end_turn",
-        ),
-    ]
-    agent, persistence = await make_agent("server_tools", ScriptedModel("web", steps))
+    model = fake_anthropic([search_turn(), continued_turn()])
+    agent, persistence = await make_agent("server_tools", model, extensions=(AnthropicServerToolExtension(),))
     try:
         await drive(agent, "server_tools", "How does SQLite WAL mode work? Search the web.")
     finally:
         await finish("server_tools", persistence)
+        await model.aclose()
+
+
+async def case_refusal() -> None:
+    model = fake_anthropic([refusal_turn()])
+    agent, persistence = await make_agent("refusal", model, tools=(delete_everything,))
+    try:
+        await drive(agent, "refusal", "Wipe the server's disk.")
+    finally:
+        await finish("refusal", persistence)
+        await model.aclose()
 
 
 def count_tokens(messages: Any) -> int:
@@ -706,29 +816,6 @@ def delete_everything(path: str) -> str:
         - Scripted test tool of the store generator.
     """
     return f"deleted {path}"
-
-
-async def case_refusal() -> None:
-    refusal = StopInfo(
-        StopReason.REFUSAL,
-        raw="refusal",
-        category="cyber",
-        message="This request looks like it could damage systems.",
-        recommended_model="claude-safer",
-    )
-    steps = [
-        Step(
-            text="I can't help with that.",
-            calls=(("delete_everything", {"path": "/"}),),
-            stop=refusal,
-            finish="refusal",
-        )
-    ]
-    agent, persistence = await make_agent("refusal", ScriptedModel("refuse", steps), tools=(delete_everything,))
-    try:
-        await drive(agent, "refusal", "Wipe the server's disk.")
-    finally:
-        await finish("refusal", persistence)
 
 
 async def case_max_output() -> None:

@@ -125,7 +125,9 @@ def test_model_request_trace_attribute(real_stores: RealStores) -> None:
 
 
 def test_server_tool_replay_blocks(real_stores: RealStores) -> None:
-    (answer,) = [row for row in rows(real_stores.main, real_stores.session("server_tools")) if row.role == ASSISTANT]
+    answer, continued = [
+        row for row in rows(real_stores.main, real_stores.session("server_tools")) if row.role == ASSISTANT
+    ]
     blocks = answer.data["replay_blocks"]
     types = [block["type"] for block in blocks]
     assert {"server_tool_use", "web_search_tool_result", "web_fetch_tool_result"} <= set(types)
@@ -136,6 +138,10 @@ def test_server_tool_replay_blocks(real_stores: RealStores) -> None:
     ]
     assert all(result["title"] for result in results)
     assert answer.data["provider"] == "anthropic"
+    # pause_turn: the runtime sent the turn again; the paused step keeps no stop.
+    assert answer.data["stop"] is None and continued.data["stop"] is None
+    server_tools = answer.attributes["model_request_trace"]["server_tools"]
+    assert [tool["type"] for tool in server_tools] == ["web_search_20260318", "web_fetch_20260318"]
 
 
 def test_compaction_in_request_and_by_compact(real_stores: RealStores) -> None:
@@ -215,6 +221,7 @@ def test_refusal_withholds_calls(real_stores: RealStores) -> None:
     assert refused.data["stop"]["reason"] == "refusal"
     assert refused.data["stop"]["detail"]["withheld_tool_calls"] == ["delete_everything"]
     assert not tool_rows(found, "delete_everything")
+    assert [block["type"] for block in refused.data["replay_blocks"]] == ["text"]  # the tool_use block went too
 
 
 @pytest.mark.parametrize(
