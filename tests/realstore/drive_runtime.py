@@ -375,7 +375,7 @@ def sse(*events: dict[str, Any]) -> bytes:
 
 
 def message_start(input_tokens: int = 1200) -> dict[str, Any]:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_scripted",
         "type": "message",
         "role": "assistant",
