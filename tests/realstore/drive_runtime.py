@@ -208,8 +208,8 @@ def default_profile_child(request: ModelRequest) -> Step | None:
         return None
     prompt = last_user_text(request)
     if "[fail]" in prompt:
-        return Step(error="scripted child failure: the index is corrupt")
-    delay = 60.0 if "[slow]" in prompt else 3.0 if "[medium]" in prompt else 0.5 if "[brief]" in prompt else 0.0
+        return Step(error="scripted child failure: the index is corrupt", delay=0.3)
+    delay = 60.0 if "[slow]" in prompt else 4.0 if "[medium]" in prompt else 1.0 if "[brief]" in prompt else 0.0
     return Step(
         text=f"Report: {prompt.splitlines()[0][:80]} -> 3 findings in src/app.py:12, src/db.py:40.", delay=delay
     )
@@ -313,8 +313,9 @@ async def case_async_tasks() -> None:
                 ),
             ),
         ),
-        # Deterministic order: task-4 fails at once, task-1 reports after 0.5 s, task-3 after 3 s,
-        # task-2 would take 60 s. The failure notice of task-4 lands before the third call.
+        # Deterministic order: task-4 fails after 0.3 s (after the second model call started),
+        # task-1 reports after 1 s, task-3 after 4 s, task-2 would take 60 s. The failure notice
+        # of task-4 lands before the third model call, the one of task-3 in the next request.
         Step(calls=(("task_output", {"task_id": "task-1", "wait_seconds": 30}),)),
         Step(calls=(("task_status", {"task_id": "task-3"}),)),
         Step(calls=(("task_cancel", {"task_id": "task-2"}),)),
@@ -939,7 +940,8 @@ async def case_mcp() -> None:
         "mcp", ScriptedModel("mcp", steps), extensions=(McpExtension([server], connect_timeout=60.0),)
     )
     try:
-        await drive(agent, "mcp", "How many A-100 and B-200 do we have?")
+        # one call after the other: parallel results are stored in completion order
+        await drive(agent, "mcp", "How many A-100 and B-200 do we have?", parallel=False)
     finally:
         await finish("mcp", persistence)
 
