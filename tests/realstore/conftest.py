@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.realstore.stores import RealStores, real_runtime_store
+from tests.realstore.stores import RealStores, generate
 
 
 @pytest.fixture(scope="session")
-def real_stores(tmp_path_factory: pytest.TempPathFactory) -> RealStores:
-    """main.sqlite3 + children.sqlite3, generated once per test run."""
-    return real_runtime_store(tmp_path_factory)
+def real_stores(zett_agent_py: Path, tmp_path_factory: pytest.TempPathFactory) -> RealStores:
+    """main.sqlite3 + children.sqlite3, generated once per test run (``stores.real_runtime_store``)."""
+    return generate(zett_agent_py, tmp_path_factory.mktemp("realstore"))

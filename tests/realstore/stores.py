@@ -2,8 +2,9 @@
 
 ``real_runtime_store(tmp_path_factory)`` runs ``drive_runtime.py`` with the zett-agent 0.2.1
 venv's Python (``tests/zett_agent_env.py``), HOME pointed at a temp directory so nothing ever
-touches ``~/.zett-agent``, and returns a ``RealStores``. The ``real_stores`` fixture in this
-package's conftest caches it for the session.
+touches ``~/.zett-agent``, and returns a ``RealStores``. The session-scoped ``real_stores``
+fixture in this package's conftest does the same with the shared ``zett_agent_py`` fixture.
+By hand: ``.venv/bin/python -m tests.realstore.stores OUT_DIR [CASE ...]``.
 """
 
 from __future__ import annotations

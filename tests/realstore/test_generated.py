@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.realstore.stores import RealStores
+from zett_browser.formatting import full_text
 from zett_browser.model.documented import SessionSummary
 from zett_browser.storage import open_store
 
@@ -79,6 +80,9 @@ def test_every_case_ran(real_stores: RealStores) -> None:
     with closing(sqlite3.connect(real_stores.main)) as connection:
         titled = dict(connection.execute("SELECT id, title FROM agent_sessions WHERE title IS NOT NULL"))
     assert {case["session_id"] for case in cases.values()} <= set(titled)
+    # The default profiles wrote under the temp HOME; the generator moved that store aside.
+    assert real_stores.children.exists()
+    assert not (real_stores.directory / "home" / ".zett-agent" / "sessions.sqlite3").exists()
 
 
 def test_async_tasks_and_children_in_another_store(real_stores: RealStores) -> None:
@@ -289,5 +293,17 @@ async def test_zett_browser_storage_reads_everything(real_stores: RealStores, wh
                 seen.extend(record.sequence for record in page_rows)
             assert seen == list(range(1, expected.get(summary.session_id, 0) + 1))
             await store.load(summary.session_id)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("which", ["main", "children"])
+async def test_every_record_formats(real_stores: RealStores, which: str) -> None:
+    """The toolkit-free formatting turns every real row into blocks without an error (today's state)."""
+    store = open_store(getattr(real_stores, which))
+    try:
+        for summary in await store.list_sessions(limit=100):
+            for record in await store.list_raw_messages(summary.session_id):
+                assert full_text(record).startswith(f"#{record.sequence} ")
     finally:
         await store.close()
