@@ -11,7 +11,9 @@ Writes ``OUT_DIR/main.sqlite3`` and ``OUT_DIR/children.sqlite3`` (the sessions o
 default subagent profiles, which zett-agent writes to ``~/.zett-agent/sessions.sqlite3``
 whatever store the parent uses: HOME is pointed at ``OUT_DIR/home`` before zett-agent is
 imported, and that file is moved to ``children.sqlite3`` at the end), plus
-``OUT_DIR/report.json`` (``{"cases": {name: {"session_id", "ok", "error"}}, ...}``).
+``OUT_DIR/report.json`` (``{"cases": {name: {"session_id", "ok", "error"}}, ...}``) and
+``OUT_DIR/loads.json`` (zett-agent's ``load()`` of every session of both stores, encoded with
+its ``encode_messages``: ``{"main"|"children": {session_id: [envelope, ...]}}``).
 
 Every row is written by the runtime, its extensions and ``SQLiteSessionExtension``: the
 models are scripted (``ScriptedModel`` below replays a list of steps; the server-tool and
@@ -79,7 +81,7 @@ from zett_agent.messages import (  # noqa: E402
 from zett_agent.model import ModelEvent, ModelRequest, ModelResponse, ModelUsage, RetryOptions, ToolCallDelta  # noqa: E402
 from zett_agent.providers.anthropic import AnthropicProvider  # noqa: E402
 from zett_agent.stop import StopInfo, StopReason  # noqa: E402
-from zett_agent.storage import SQLiteSessionStorage  # noqa: E402
+from zett_agent.storage import SQLiteSessionStorage, encode_messages  # noqa: E402
 from zett_agent.tools import tool  # noqa: E402
 
 MAIN = OUT / "main.sqlite3"
@@ -983,6 +985,22 @@ RUNNERS: dict[str, Callable[[], Any]] = {
 }
 
 
+async def record_loads(path: Path) -> dict[str, Any]:
+    """zett-agent's own ``load()`` of every session of a store: ``{session_id: envelopes}``."""
+    storage = SQLiteSessionStorage(path)
+    try:
+        loads: dict[str, Any] = {}
+        offset = 0
+        while page := await storage.list_sessions(limit=100, offset=offset):
+            for summary in page:
+                view = await storage.load(summary.session_id)
+                loads[summary.session_id] = json.loads(encode_messages(view.messages))
+            offset += len(page)
+        return loads
+    finally:
+        await storage.close()
+
+
 def checkpoint(path: Path) -> None:
     connection = sqlite3.connect(path)
     try:
@@ -1017,6 +1035,13 @@ async def main(only: list[str]) -> int:
             source = Path(str(DEFAULT_CHILD_STORE) + suffix)
             if source.exists():
                 shutil.move(source, Path(str(CHILDREN) + suffix))
+    # What zett-agent's load() gives for each session now (the model's context), for the tests.
+    loads = {"main": await record_loads(MAIN)}
+    if CHILDREN.exists():
+        loads["children"] = await record_loads(CHILDREN)
+        checkpoint(CHILDREN)
+    checkpoint(MAIN)
+    (OUT / "loads.json").write_text(json.dumps(loads, ensure_ascii=False), encoding="utf-8")
     (OUT / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return 1 if failed else 0
 

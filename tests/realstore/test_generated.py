@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.realstore.stores import RealStores
+from zett_browser import context
 from zett_browser.formatting import full_text
 from zett_browser.model.documented import SessionSummary
 from zett_browser.storage import open_store
@@ -305,5 +306,19 @@ async def test_every_record_formats(real_stores: RealStores, which: str) -> None
         for summary in await store.list_sessions(limit=100):
             for record in await store.list_raw_messages(summary.session_id):
                 assert full_text(record).startswith(f"#{record.sequence} ")
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("which", ["main", "children"])
+async def test_model_context_equals_zett_agent_load(real_stores: RealStores, which: str) -> None:
+    """zett-browser's model context of every session is exactly what zett-agent's load() returned."""
+    loads = json.loads((real_stores.directory / "loads.json").read_text(encoding="utf-8"))[which]
+    store = open_store(getattr(real_stores, which))
+    try:
+        assert loads
+        for session_id, expected in loads.items():
+            point = await context.locate(store, session_id, None)
+            assert json.loads(await context.export_json(store, point)) == expected, session_id
     finally:
         await store.close()
