@@ -33,6 +33,7 @@ Most text has none of these characters; one regular expression scan finds the ra
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -144,3 +145,14 @@ def one_line(value: object, limit: int = 80) -> str:
     # joiner) is enough: a 10 MB summary's one-line preview costs what 80 characters cost.
     text = clean(raw[: limit + 1]).replace("\n", " ⏎ ")
     return text if len(text) <= limit and len(raw) <= limit else text[: limit - 1] + "…"
+
+
+def safe_json(value: object, *, indent: int | None = None) -> str:
+    """``value`` as JSON text that is safe to print: pure ASCII.
+
+    ``json.dumps`` escapes C0 controls only; with ``ensure_ascii`` every other character
+    outside ASCII is a ``\\uXXXX`` escape too, so 8-bit C1 controls (``\\u009b``: CSI),
+    bidi overrides and invisible characters of store text reach no terminal raw, while a
+    JSON reader gets the exact text back. Every JSON the CLI prints goes through here.
+    """
+    return json.dumps(value, ensure_ascii=True, indent=indent)
