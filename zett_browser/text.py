@@ -152,6 +152,16 @@ def one_line(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit and len(raw) <= limit else text[: limit - 1] + "…"
 
 
+def paste_safe(text: str, *, lines: bool = True) -> bool:
+    """Whether ``text`` can go on the clipboard as it is: pasted into a shell, it only types.
+
+    Nothing :func:`clean` would change (no ESC, so no ``ESC[201~`` ending a bracketed paste;
+    no C0/C1 control, tab, bidi or invisible character) and, unless ``lines``, no line break
+    (a pasted newline runs what came before it where bracketed paste is off).
+    """
+    return (lines or "\n" not in text) and clean(text) == text
+
+
 def safe_json(value: object, *, indent: int | None = None) -> str:
     """``value`` as JSON text that is safe to print: pure ASCII.
 
