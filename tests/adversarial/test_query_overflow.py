@@ -72,3 +72,17 @@ async def test_the_app_search_and_tree_filter_say_so_and_keep_running(tmp_path: 
         assert pilot.app.is_running
         messages = [notice.message for notice in pilot.app._notifications]
         assert any("out of range" in message for message in messages), messages
+
+
+def test_the_search_option_at_start_is_one_line_and_exit_2(tmp_path: Path, store: Path) -> None:
+    result = cli(str(store), "--search", "since:999999d", "--index-dir", str(tmp_path / "index"), cwd=tmp_path)
+    assert_one_line(result, "--search", "out of range")
+
+
+@pytest.mark.parametrize("day", ["999999d", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "10000-01-01"])
+def test_usage_since_is_a_result_or_one_line(tmp_path: Path, store: Path, day: str) -> None:
+    result = cli("usage", str(store), "--since", day, "--index-dir", str(tmp_path / "index"), cwd=tmp_path)
+    if result.returncode != 0:
+        assert_one_line(result, "--since")
+    else:
+        assert b"Traceback" not in result.stderr and result.stdout
