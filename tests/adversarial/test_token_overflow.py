@@ -10,16 +10,19 @@ indexes, searches and totals as on the undamaged store.
 from __future__ import annotations
 
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from tests.adversarial import damage as d
 from tests.index.helpers import find, where
+from tests.support import CHECKPOINTED, KITCHEN_SINK
 from tests.usage import oracle
-from tests.usage.stores import sync_now
+from tests.usage.stores import clone_session, priced_store, sync_now
 from zett_browser.cli_usage import main_usage
 from zett_browser.index.sync import index_stats
+from zett_browser.index.totals import MAX_TOKENS
 from zett_browser.index.usage import read_usage
 from zett_browser.storage import SQLSessionStorage
 
@@ -114,3 +117,54 @@ async def test_session_totals_of_the_storage_api_do_not_overflow(tmp_path: Path)
         await storage.close()
     assert totals.messages == 21 and totals.input_tokens >= 2**63
     assert totals.cache_read_tokens == oracle.own(store, d.AGENT_RUN_ROOT).tokens[2]
+
+
+def _expensive_store(directory: Path, clones: int) -> tuple[Path, str]:
+    """The priced store plus a root with ``clones`` children, each step 10^10 tokens of gpt-4o.
+
+    Every value is within the bounds a row may have, but each step costs ~1.25 * 10^17
+    picodollars: the subtree, the model's and the day's sums pass 2**63-1.
+    """
+    store = priced_store(directory)
+    db = sqlite3.connect(store)
+    try:
+        root = "0193a5c0-0000-7000-8000-0000ee000000"
+        clone_session(db, CHECKPOINTED, root, None, "expensive")
+        for number in range(clones):
+            clone_session(db, CHECKPOINTED, f"0193a5c0-0000-7000-8000-0000dd{number:06d}", root, "expensive")
+        db.execute(
+            "UPDATE raw_messages SET input_tokens = ?, output_tokens = ?, cache_read_tokens = 0,"
+            " cache_write_tokens = 0, reasoning_tokens = 0 WHERE role = 3 AND session_id IN"
+            " (SELECT id FROM agent_sessions WHERE agent_name = 'expensive')",
+            (MAX_TOKENS, MAX_TOKENS),
+        )
+        db.commit()
+    finally:
+        db.close()
+    return store, root
+
+
+def test_sums_past_sqlites_integers_saturate_and_the_rest_stays_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean_store = priced_store(tmp_path / "clean")
+    clean = sync_now(clean_store, tmp_path / "clean-index")
+    store, root = _expensive_store(tmp_path / "store", clones=80)
+    index = sync_now(store, tmp_path / "index")
+
+    found = read_usage(index.path, [root, KITCHEN_SINK, CHECKPOINTED])
+    cost = found[root].subtree.cost
+    assert cost is not None and cost >= Decimal(9_000_000)  # saturated at 2**63-1 picodollars
+    assert found[root].subtree.steps == 81 * found[CHECKPOINTED].own.steps
+    assert found[root].subtree.tokens.input == 81 * found[CHECKPOINTED].own.steps * MAX_TOKENS
+    # Untouched sessions: exactly what the undamaged store says.
+    want = read_usage(clean.path, [KITCHEN_SINK, CHECKPOINTED])
+    for session_id in (KITCHEN_SINK, CHECKPOINTED):
+        assert found[session_id].own == want[session_id].own
+        assert found[session_id].subtree == want[session_id].subtree
+    for by in ("day", "model", "agent", "session"):
+        assert main_usage([str(store), "--index-dir", str(tmp_path / "index"), "--by", by]) == 0, by
+        printed = capsys.readouterr().out
+        assert "total" in printed, by
+    assert main_usage([str(store), "--index-dir", str(tmp_path / "index"), "--session", root]) == 0
+    assert "$" in capsys.readouterr().out
