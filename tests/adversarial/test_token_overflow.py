@@ -18,6 +18,8 @@ import pytest
 from tests.adversarial import damage as d
 from tests.index.helpers import find, where
 from tests.support import CHECKPOINTED, KITCHEN_SINK
+from tests.ui.test_search import app_on, built, search
+from tests.ui.test_search import where as hits_shown
 from tests.usage import oracle
 from tests.usage.stores import clone_session, priced_store, sync_now
 from zett_browser.cli_usage import main_usage
@@ -168,3 +170,15 @@ def test_sums_past_sqlites_integers_saturate_and_the_rest_stays_exact(
         assert "total" in printed, by
     assert main_usage([str(store), "--index-dir", str(tmp_path / "index"), "--session", root]) == 0
     assert "$" in capsys.readouterr().out
+
+
+async def test_the_app_indexes_and_searches_the_damaged_store(tmp_path: Path) -> None:
+    store = d.copy_fixture("agent_run", tmp_path)
+    d.bad_message_value(store, d.AGENT_RUN_ROOT, 4, "input_tokens", 2**62)
+    d.bad_message_value(store, d.AGENT_RUN_ROOT, 4, "output_tokens", 2**62)
+    app = app_on(store, tmp_path / "index")
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = await built(pilot)
+        assert main.index_state.built and not main.index_state.building
+        view = await search(pilot, "kind:assistant")
+        assert len(hits_shown(view)) == 9 and (d.AGENT_RUN_ROOT, 4, "assistant") in hits_shown(view)
