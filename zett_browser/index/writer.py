@@ -33,18 +33,8 @@ _SESSION_SQL = (
 )
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _epoch(value: object) -> float | None:
     return value.timestamp() if isinstance(value, datetime) else None
-
-
-def _utf8(value: str | None) -> str | None:
-    """``value`` with any lone surrogate as U+FFFD, so it can be written (ASCII: as it is)."""
-    if value is None or value.isascii():
-        return value
-    return _SURROGATE.sub("\ufffd", value)
 
 
 def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
@@ -88,6 +78,16 @@ def _bump_problems(db: sqlite3.Connection, count: int) -> None:
             " DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
             (str(count),),
         )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(value: str | None) -> str | None:
+    """``value`` with any lone surrogate as U+FFFD, so it can be written (ASCII: as it is)."""
+    if value is None or value.isascii():
+        return value
+    return _SURROGATE.sub("\ufffd", value)
 
 
 def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) -> None:
