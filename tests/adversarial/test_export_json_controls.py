@@ -13,8 +13,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.adversarial import damage as d
+from tests.adversarial.cli_run import cli
 from tests.adversarial.hostile import PARENT, hostile_store
-from tests.adversarial.test_cli_input import cli
 
 #: C1 controls (CSI, NEL, OSC as 8 bits), bidi overrides and isolates, an invisible separator.
 RAW = "t \x9b31m red \x85 \x9d0;x\x9c \u202edesrever\u202c \u2066iso\u2069 \u2028 end"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.adversarial import damage as d
-from tests.adversarial.test_cli_input import cli
+from tests.adversarial.cli_run import cli
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.text import clean, one_line

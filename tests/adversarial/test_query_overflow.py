@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.test_cli_input import assert_one_line, cli
+from tests.adversarial.cli_run import assert_one_line, cli
 from tests.support import FIXTURES
-from tests.ui.test_search import app_on, built, note, search, until, where
+from tests.ui.search_helpers import app_on, built, note, search, until, where
 from zett_browser.index import QueryError, parse
 from zett_browser.screens.main import MainScreen
 

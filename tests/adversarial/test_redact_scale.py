@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from textual.widgets import Checkbox, Input
 
 from tests.adversarial import damage as d
-from tests.adversarial.test_cli_input import cli
+from tests.adversarial.cli_run import cli
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.export import redact

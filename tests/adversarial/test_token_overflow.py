@@ -18,8 +18,8 @@ import pytest
 from tests.adversarial import damage as d
 from tests.index.helpers import find, where
 from tests.support import CHECKPOINTED, KITCHEN_SINK
-from tests.ui.test_search import app_on, built, search
-from tests.ui.test_search import where as hits_shown
+from tests.ui.search_helpers import app_on, built, search
+from tests.ui.search_helpers import where as hits_shown
 from tests.usage import oracle
 from tests.usage.stores import clone_session, priced_store, sync_now
 from zett_browser.cli_usage import main_usage
