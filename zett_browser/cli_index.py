@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_
 from .index.query import HELP
 from .index.sync import BATCH
 from .storage import SQLSessionStorage, StoreError
-from .text import clean, one_line
+from .text import clean, one_line, safe_json
 
 STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
 DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"
@@ -96,7 +95,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
                 "snippet": hit.snippet,
                 "spans": [list(span) for span in hit.spans],
             }
-            print(json.dumps(record, ensure_ascii=True))  # no raw C1/bidi from store text
+            print(safe_json(record))  # no raw C1/bidi from store text
         else:
             when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
             print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")

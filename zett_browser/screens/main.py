@@ -36,7 +36,7 @@ from ..widgets.textual_compat import FrameHold
 from .calls import NotACall, call_ids, child_of, find_partner
 from .compaction import CompactionScreen
 from .indexing import IndexLine
-from .outside import take_record
+from .outside import copy_id, take_record
 from .reads import read_window
 from .usage import UsageScreen
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
@@ -433,9 +433,7 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
     def action_copy_id(self) -> None:
         """Copy the open session's full id (``--session`` needs it) with OSC 52."""
         if self.open is not None:
-            session_id = self.open.node.session_id
-            self.app.copy_to_clipboard(session_id)
-            self.notify(f"Copied the session id {clean(session_id)}", markup=False, timeout=4)
+            copy_id(self.app, self.open.node.session_id)
 
     def action_take(self, how: str) -> None:
         """``Y`` ``v`` ``E``: the Raw Log's current message to the clipboard, pager or editor."""
