@@ -14,7 +14,8 @@ of 1M, for a smoke run; ``--scale`` adds a 5M-message store (start-up and storag
 The app part also times start-up interleaved with the bare app (``startup.py``), follows a
 store real zett-agent writes to (``follow_bench.py``) and times a peer's first screen on
 the same store (``peers.py``: harlequin, in a venv of its own; skipped with a note when it
-cannot be installed). Progress goes to stderr; stdout holds only the tables.
+cannot be installed). With the storage figures it times ``--redact`` on long runs
+(``redact_bench.py``). Progress goes to stderr; stdout holds only the tables.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from benchmarks.bigstore import COMPACTED_SESSION, build  # noqa: E402
 from benchmarks.compacted_open import TARGET_MS, ensure_compacted, measure  # noqa: E402
 from benchmarks.follow_bench import busy_checks, busy_rows, follow_checks, follow_rows  # noqa: E402
 from benchmarks.peers import peer_first_screens  # noqa: E402
+from benchmarks.redact_bench import redact_part  # noqa: E402
 from benchmarks.startup import startup_rows  # noqa: E402
 from benchmarks.storage_bench import agent_figures, run_browser, summarize  # noqa: E402
 from tests.zett_agent_env import zett_agent_python  # noqa: E402
@@ -97,6 +99,7 @@ def main() -> int:
     checks: list[tuple[str, float, float]] = []
     if not args.app_only:
         checks += storage_part(args, paths, shapes, large_name)
+        checks += redact_part(rounds=5)  # export --redact on long runs (redact_bench.py)
     if not args.no_app:
         app_paths = {name: path for name, path in paths.items() if name != "5M"}
         heavy = ensure_heavy(args.stores)

@@ -11,11 +11,13 @@ exactly what the canvas shows. Keys are typed into the terminal's own input elem
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -76,30 +78,74 @@ def wait_for(condition: Callable[[], Any], seconds: float, what: str) -> Any:
     raise AssertionError(f"timed out after {seconds} s waiting for {what}")
 
 
+class Served:
+    """A running ``zett-browser serve``: its process, its port, the URL it printed, its output."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+        self.process = process
+        self.port = port
+        self.url = ""
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            line = raw.decode("utf-8", "replace")
+            self.lines.append(line)
+            found = PRINTED_URL.search(line)
+            if found and not self.url:
+                self.url = found.group(1).rstrip("/") + "/"
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+#: The line ``serve`` prints once it listens: ``zett-browser: serving STORE read-only on URL (...)``.
+PRINTED_URL = re.compile(r"read-only on (http://\S+) \(")
+
+
 @contextmanager
-def serving(store: Path, *extra: str) -> Iterator[str]:
-    """``zett-browser serve STORE`` on a free loopback port; yields the page's URL."""
-    port = free_port()
+def serve_process(
+    store: Path,
+    *extra: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    preexec: Callable[[], None] | None = None,
+) -> Iterator[Served]:
+    """``zett-browser serve STORE`` on ``port`` (default a free one), once it printed its URL."""
+    port = port or free_port()
     script = Path(sys.executable).parent / "zett-browser"
     process = subprocess.Popen(
         [str(script), "serve", str(store), "--port", str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        start_new_session=True,  # its app processes share its group: all stopped below
+        start_new_session=True,  # our own group: whatever is left of it is stopped below
+        cwd=cwd,
+        env=env,
+        preexec_fn=preexec,
     )
+    served = Served(process, port)
     try:
 
         def listening() -> bool:
-            assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+            assert process.poll() is None, served.output()
             with socket.socket() as probe:
-                return probe.connect_ex(("127.0.0.1", port)) == 0
+                return probe.connect_ex(("127.0.0.1", port)) == 0 and bool(served.url)
 
-        wait_for(listening, 30, "the server to listen")
-        yield f"http://127.0.0.1:{port}/"
+        wait_for(listening, 30, "the server to listen and print its URL")
+        yield served
     finally:
-        process.send_signal(signal.SIGINT)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
         try:
-            process.wait(15)
+            process.wait(20)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(5)
@@ -110,8 +156,16 @@ def serving(store: Path, *extra: str) -> Iterator[str]:
 
 
 @contextmanager
-def chromium(profile: Path, size: tuple[int, int] = (1400, 900)) -> Iterator[Any]:
-    """Headless Debian Chromium through Selenium, kept off every host but loopback."""
+def serving(store: Path, *extra: str) -> Iterator[str]:
+    """``zett-browser serve STORE`` on a free loopback port; yields the page's URL (its token in it)."""
+    with serve_process(store, *extra) as served:
+        yield served.url
+
+
+@contextmanager
+def chromium(profile: Path, size: tuple[int, int] = (1400, 900), rules: str = "") -> Iterator[Any]:
+    """Headless Debian Chromium through Selenium, kept off every host but loopback (``rules``:
+    host-resolver rules tried first, e.g. ``MAP rebound.test 127.0.0.1, ``)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -124,7 +178,7 @@ def chromium(profile: Path, size: tuple[int, int] = (1400, 900)) -> Iterator[Any
         "--disable-dev-shm-usage",
         f"--window-size={size[0]},{size[1]}",
         f"--user-data-dir={profile}",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        f"--host-resolver-rules={rules}MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     ):
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))

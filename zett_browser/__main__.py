@@ -45,6 +45,8 @@ PROG = "zett-browser"
 #: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
 MAX_PAGE_SIZE = 1000
 DEFAULT_PAGE_SIZE = 50
+#: What a served page (``zett-browser serve``) says instead of writing any file.
+SERVED_NO_WRITES = "serve: writing files is disabled in a served page"
 #: Sequences are SQLite/SQL INTEGERs: at most 2^63 - 1.
 MAX_SEQUENCE = 2**63 - 1
 #: Subcommands besides ``demo``: name -> (module, function taking argv, returning the exit
@@ -82,6 +84,13 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def index_dir(text: str) -> Path:
+    """An argparse type: a directory for index files; empty is an error (it meant the current one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory (or leave the option out for the default)")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=PROG,
@@ -109,10 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--index-dir",
         metavar="DIR",
-        type=Path,
+        type=index_dir,
         help="where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)",
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
+    # Set by `zett-browser serve` for its app processes only: no file is written anywhere.
+    parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"zett-browser {__version__}")
     return parser
 
@@ -293,6 +304,7 @@ def run_app(
     search: str | None = None,
     warm: Warm | None = None,
     signals: StartupSignals | None = None,
+    no_writes: str | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
     from .warmstart import WarmStart
@@ -312,6 +324,7 @@ def run_app(
         index_dir=index_dir,
         search=search,
         warm=warm,
+        no_writes=no_writes,
     )
     try:
         if signals is not None:
@@ -369,6 +382,7 @@ def run_command(argv: list[str] | None) -> int:
         index=not args.no_index,
         index_dir=args.index_dir,
         search=args.search,
+        no_writes=SERVED_NO_WRITES if args.served else None,
     )
     # A SQLite file: its first screen is read from now on, while Textual and the app load.
     # From the first open, SIGTERM/SIGHUP end the command through the finally below.

@@ -171,13 +171,24 @@ class ZettBrowserApp(PromptOutput, App[None]):
         self.live_speed = max(0.25, min(16.0, self.live_speed * factor))
         self._show_live()
 
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        if self.options.no_writes is not None:
+            self.notify(self.options.no_writes, severity="warning", markup=False, timeout=8)
+            return None
+        return super().deliver_screenshot(filename, path, time_format)
+
     def action_help(self) -> None:
         screen = self.screen
         if isinstance(screen, MainScreen):
             screen.action_help()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot" and self.options.no_writes is not None:
+                continue  # it saves a file (or delivers one through the server)
+            yield command
         if isinstance(screen, MainScreen):
             yield from screen.system_commands()
 
@@ -195,13 +206,16 @@ def make_app(
     index_dir: Path | None = None,
     search: str | None = None,
     warm: Warm | None = None,
+    no_writes: str | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
 
     ``index``: keep the store's side index up to date in the background and offer search
     (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
     user cache). ``search``: open the search view on this query. ``warm``: the first screen's
-    reads, already started (by default they start here).
+    reads, already started (by default they start here). ``no_writes``: the app writes no
+    file anywhere (``zett-browser serve``): the export dialog, the context's ``w`` and the
+    screenshot command say this instead.
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -232,8 +246,10 @@ def make_app(
     )
     if clock is not None:
         options = replace(options, clock=clock)
+    if no_writes is not None:
+        options = replace(options, no_writes=no_writes)
     sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
-    if sql is not None:
+    if sql is not None and no_writes is None:
         from .lazysearch import LazyExporter
 
         options = replace(options, exporter=LazyExporter(sql))

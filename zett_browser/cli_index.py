@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sqlite3
 import sys
 from pathlib import Path
 
+from .__main__ import OneLineParser, index_dir
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
 from .index.query import HELP
 from .index.sync import BATCH
 from .storage import SQLSessionStorage, StoreError
-from .text import clean, one_line
+from .text import clean, one_line, safe_json
 
 STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
 DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"
@@ -57,10 +57,10 @@ def _size(path: Path | None) -> str:
 
 def main_index(argv: list[str]) -> int:
     """Build or update the side index of a store and print what it holds."""
-    parser = argparse.ArgumentParser(prog="zett-browser index", description=main_index.__doc__)
+    parser = OneLineParser(prog="zett-browser index", description=main_index.__doc__)
     parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
     parser.add_argument("--rebuild", action="store_true", help="throw the index away and build it again")
-    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
     args = parser.parse_args(argv)
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
@@ -95,7 +95,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
                 "snippet": hit.snippet,
                 "spans": [list(span) for span in hit.spans],
             }
-            print(json.dumps(record, ensure_ascii=True))  # no raw C1/bidi from store text
+            print(safe_json(record))  # no raw C1/bidi from store text
         else:
             when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
             print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")
@@ -105,7 +105,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
 
 def main_search(argv: list[str]) -> int:
     """Search a store's side index (updating it first) and print the hits."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="zett-browser search",
         description=main_search.__doc__,
         epilog=f"Query syntax: {HELP}\nOptions come first; a query starting with '-' goes after '--'.",
@@ -114,7 +114,7 @@ def main_search(argv: list[str]) -> int:
     parser.add_argument("args", nargs="+", metavar="[STORE] QUERY", help=STORE_HELP + "; then the query")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")
-    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
     args = parser.parse_args(argv)
     if len(args.args) > 2:
         print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)

@@ -21,7 +21,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .__main__ import OneLineParser
+from .__main__ import OneLineParser, index_dir
 from .cli_index import DIR_HELP, STORE_HELP, _sync
 from .index import SideIndex, pricing
 from .index.usage import ReportRow, complete, index_prices_date, read_usage, report
@@ -241,7 +241,7 @@ def main_usage(argv: list[str]) -> int:
     parser.add_argument("--by", choices=BY, default="day", help="group the report (default: day)")
     parser.add_argument("--since", default=None, metavar="DAY", help="only usage on or after this UTC day (YYYY-MM-DD)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--index-dir", type=Path, default=None, help=DIR_HELP)
+    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
     args = parser.parse_args(argv)
     try:
         since = _since(args.since)

@@ -191,7 +191,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`y`",
         "anywhere",
-        "copy the open session's full id (shown in the header) to the clipboard (OSC 52)",
+        "copy the open session's full id (shown in the header) to the clipboard (OSC 52), if safe to paste",
         (_k("y", "copy_id", "Copy id", "main", command="Copy session id"),),
     ),
     Row(

@@ -22,7 +22,11 @@ What :func:`clean` changes, and why:
   (emoji sequences such as 👨‍👩‍👧, Persian ``می‌خواهم``, Indic conjuncts); elsewhere (next
   to ASCII, spaces, punctuation or a line end) they only hide something and are shown.
   Tag characters after a black flag U+1F3F4 up to the cancel tag (subdivision flags 🏴󠁧󠁢󠁳󠁣󠁴󠁿).
-  The soft hyphen U+00AD is kept: terminals and Rich both draw it one cell wide.
+- Other characters that draw nothing or a blank become ``\\uXXXX`` too: the soft hyphen
+  U+00AD (most terminals draw nothing, some a hyphen), the combining grapheme
+  joiner U+034F, the Khmer inherent vowels U+17B4/U+17B5, the Hangul fillers U+115F, U+1160,
+  U+3164, U+FFA0 and the blank Braille pattern U+2800: each can pass for a space or for
+  nothing, hiding text or making two names look the same.
 - A lone surrogate (JSON can carry ``\\ud800``) becomes U+FFFD, one cell like the
   placeholder the terminal would otherwise guess at.
 - A tab becomes four spaces (terminals expand tabs to their own stops).
@@ -33,13 +37,15 @@ Most text has none of these characters; one regular expression scan finds the ra
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
 #: Everything :func:`clean` may change. The Cf ranges are Unicode 14's (Python 3.11);
-#: ``tests/unit/test_text.py`` checks them against ``unicodedata``.
+#: ``tests/unit/test_text.py`` checks them against ``unicodedata``. The blank characters that
+#: are no format characters (U+00AD ... U+FFA0) are listed first, after the controls.
 _BMP = (
-    "\x00-\x08\x0b-\x1f\x7f-\x9f"
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0"
     "\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\ud800-\udfff"
@@ -144,3 +150,24 @@ def one_line(value: object, limit: int = 80) -> str:
     # joiner) is enough: a 10 MB summary's one-line preview costs what 80 characters cost.
     text = clean(raw[: limit + 1]).replace("\n", " ⏎ ")
     return text if len(text) <= limit and len(raw) <= limit else text[: limit - 1] + "…"
+
+
+def paste_safe(text: str, *, lines: bool = True) -> bool:
+    """Whether ``text`` can go on the clipboard as it is: pasted into a shell, it only types.
+
+    Nothing :func:`clean` would change (no ESC, so no ``ESC[201~`` ending a bracketed paste;
+    no C0/C1 control, tab, bidi or invisible character) and, unless ``lines``, no line break
+    (a pasted newline runs what came before it where bracketed paste is off).
+    """
+    return (lines or "\n" not in text) and clean(text) == text
+
+
+def safe_json(value: object, *, indent: int | None = None) -> str:
+    """``value`` as JSON text that is safe to print: pure ASCII.
+
+    ``json.dumps`` escapes C0 controls only; with ``ensure_ascii`` every other character
+    outside ASCII is a ``\\uXXXX`` escape too, so 8-bit C1 controls (``\\u009b``: CSI),
+    bidi overrides and invisible characters of store text reach no terminal raw, while a
+    JSON reader gets the exact text back. Every JSON the CLI prints goes through here.
+    """
+    return json.dumps(value, ensure_ascii=True, indent=indent)

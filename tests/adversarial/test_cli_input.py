@@ -16,33 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.adversarial.cli_run import REPO, assert_one_line, cli
 from tests.support import AGENT_RUN_ROOT, FIXTURES, listing
 
-REPO = Path(__file__).resolve().parents[2]
 AGENT_SESSION = AGENT_RUN_ROOT  # 21 messages in agent_run.sqlite3
 SECRET = "S3cret-Qx7"
 HUGE = str(2**64)
-
-
-def cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    script = Path(sys.executable).parent / "zett-browser"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "zett_browser"]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, timeout=timeout, check=False, env=env)
-
-
-def assert_one_line(result: subprocess.CompletedProcess[bytes], *needles: str) -> str:
-    """Exit 2, nothing on stdout, exactly one line on stderr holding every needle; returns it."""
-    err = result.stderr.decode("utf-8", "replace")
-    assert result.returncode == 2, err
-    assert result.stdout == b"", result.stdout
-    assert err.count("\n") == 1 and err.endswith("\n"), err
-    assert err.startswith("zett-browser"), err
-    # No ESC byte, and no C1 control character (0x9b is also a byte of UTF-8 "␛": check characters).
-    assert "Traceback" not in err and b"\x1b" not in result.stderr and "\x9b" not in err
-    for needle in needles:
-        assert needle in err, err
-    return err
 
 
 @pytest.fixture

@@ -151,7 +151,7 @@ def test_off_loopback_it_warns_and_a_port_it_cannot_take_is_one_line(tmp_path: P
     )
     assert away.returncode == 2
     warning, failure = away.stderr.splitlines()
-    assert "WARNING" in warning and "anyone who can reach this address can read the whole history" in warning
+    assert "WARNING" in warning and "gets the token in its URL and can read the whole history" in warning
     assert failure.startswith("zett-browser serve: cannot listen on 192.0.2.1")
 
 

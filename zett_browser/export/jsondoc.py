@@ -22,12 +22,12 @@ byte for byte. Written as it goes: one row at a time.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TextIO
 
+from ..text import safe_json
 from .redact import Redactor
 from .walk import SessionHead
 
@@ -51,7 +51,8 @@ def stored(value: Any) -> Any:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    # ASCII: the document may go to a terminal (stdout), where raw C1 and bidi controls act.
+    return safe_json(value)
 
 
 class JsonWriter:

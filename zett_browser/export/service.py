@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from ..launch import LazyStore, resolve
 from ..model.export import ExportRequest
-from . import ExportOptions
+from . import ExportOptions, ExportReport
 from .files import describe, export_file
 
 if TYPE_CHECKING:
@@ -14,7 +15,13 @@ if TYPE_CHECKING:
 
 
 class StoreExporter:
-    """Exports from the store the app browses, on the app's loop (the storage's pool)."""
+    """Exports from the store the app browses, off the app's loop.
+
+    Rendering, cleaning and redacting a session is CPU work (seconds for a big session with
+    ``--redact``); on the app's loop it froze the screen. The export runs on a worker thread
+    with an event loop of its own: the store keeps one pool per loop, and that loop's pool
+    is released before the thread ends (as the warm start does).
+    """
 
     def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
         self.storage = storage
@@ -30,5 +37,13 @@ class StoreExporter:
             redact=request.redact,
         )
         path = request.path.expanduser().absolute()  # the notification says exactly where
-        report = await export_file(await resolve(self.storage), request.session_id, options, path, force=request.force)
+        storage = await resolve(self.storage)
+
+        async def run() -> ExportReport:
+            try:
+                return await export_file(storage, request.session_id, options, path, force=request.force)
+            finally:
+                await storage.release_loop()
+
+        report = await asyncio.to_thread(lambda: asyncio.run(run()))
         return describe(report, path)

@@ -13,21 +13,31 @@ indexed sequence; the usage totals of :mod:`.totals` join it by ``id``),
 ``snapshots`` (ids already indexed) and ``fts`` (FTS5 over ``docs.body``, same rowid).
 Writers take ``BEGIN IMMEDIATE`` in WAL mode; a lock file next to the index lets one
 process sync at a time while others keep searching.
+
+The index never lands on the store: :func:`check_place` refuses a directory that is the
+store's own (or that is not a directory), and an index file, its ``-wal``/``-shm``/
+``-journal`` or its ``.lock`` that is a symbolic link, a hard link, the store itself or
+anything but a regular file. SQLite opens by path, so the files are checked with
+``lstat`` right before each open and created by this module with ``O_CREAT | O_EXCL |
+O_NOFOLLOW``; after the open the inode is compared again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
 import re
 import sqlite3
+import stat
 from pathlib import Path
-from typing import IO
+from urllib.parse import quote
 
 from sqlalchemy.engine import URL
 
+from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
 from .totals import SCHEMA as TOTALS_SCHEMA
 
 SCHEMA_VERSION = "2"  # 2: usage totals (index/totals.py)
@@ -81,6 +91,82 @@ def index_file(identity: str, directory: Path) -> Path:
     return directory / f"{prefix}-{digest}.sqlite3"
 
 
+#: The files of one index (``.lock`` last: it outlives a rebuild).
+FILE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
+
+
+def check_place(path: Path, store: Path | None) -> None:
+    """Refuse an index at ``path`` that could write onto ``store`` or beside it.
+
+    Raises:
+        UnsafePath: the directory is a file or the store's own directory, or one of the
+            index's files is a link, the store, or not a regular file; one line saying
+            what to do.
+    """
+    directory = path.parent
+    try:
+        found = directory.stat()
+    except FileNotFoundError:
+        found = None
+    except NotADirectoryError:
+        raise UnsafePath(f"the index directory {directory} is inside a file: give a directory") from None
+    except OSError as error:
+        problem = error.strerror or "unusable"
+        raise UnsafePath(f"the index directory {directory} cannot be used ({problem}): give a directory") from None
+    if found is not None and not directory.is_dir():
+        raise UnsafePath(
+            f"the index directory {directory} is a file, not a directory: give a directory (--index-dir or ${ENV_DIR})"
+        )
+    if is_store_directory(directory, store):
+        raise UnsafePath(
+            f"the index directory {directory} is the store's own directory: the index is kept apart from the "
+            f"store; give another directory (--index-dir or ${ENV_DIR})"
+        )
+    for suffix in FILE_SUFFIXES:
+        check_file(Path(f"{path}{suffix}"), store)
+
+
+def check_file(path: Path, store: Path | None) -> os.stat_result | None:
+    """``lstat`` one index file right before it is opened; None when it does not exist.
+
+    Raises:
+        UnsafePath: it is a link (symbolic or hard), the store or one of its files, or not
+            a regular file.
+    """
+    found = refuse_link(path, "the index file")
+    if is_store_file(path, store):
+        raise UnsafePath(f"the index file {path} is the store: remove it and try again")
+    if found is not None and found.st_nlink > 1:
+        raise UnsafePath(f"the index file {path} has other names (a hard link): remove it and try again")
+    return found
+
+
+def store_counter(path: Path | None) -> int | None:
+    """The SQLite header's file change counter (bytes 24-27) of the store, or None.
+
+    It only grows (a write in rollback mode, a change of journal mode) but WAL commits do
+    not move it: a smaller value means an older copy was put in place of the store; an
+    equal one proves nothing.
+    """
+    if path is None:
+        return None
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        header = os.pread(handle, 100, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return None
+    return int.from_bytes(header[24:28], "big")
+
+
 def store_fingerprint(path: Path | None) -> str:
     """What tells a replaced store file apart: device and inode (servers: their identity only)."""
     if path is None:
@@ -92,17 +178,55 @@ def store_fingerprint(path: Path | None) -> str:
     return f"{stat.st_dev}:{stat.st_ino}"
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating) an index file in WAL mode, with the schema."""
+def connect(path: Path, store: Path | None = None) -> sqlite3.Connection:
+    """Open (creating) an index file in WAL mode, with the schema; never through a link.
+
+    Raises:
+        UnsafePath: see :func:`check_file`, or the file changed under the open.
+    """
+    for suffix in FILE_SUFFIXES[1:4]:
+        check_file(Path(f"{path}{suffix}"), store)
+    if check_file(path, store) is None:
+        create_private(path)
+    checked = check_file(path, store)
     db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
     try:
+        after = check_file(path, store)
+        if checked is None or after is None or (after.st_dev, after.st_ino) != (checked.st_dev, checked.st_ino):
+            raise UnsafePath(f"the index file {path} changed while it was opened: try again")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA + TOTALS_SCHEMA)
-    except sqlite3.Error:
+    except (sqlite3.Error, UnsafePath):
         db.close()
         raise
     return db
+
+
+def open_reader(path: Path, timeout: float = 5) -> sqlite3.Connection | None:
+    """A connection to read an existing index file; None when there is none, or when it
+    or its ``-wal``/``-shm`` is a link or not a regular file (a sync refuses those).
+
+    Opened read-write (our own cache file) so that WAL works even when no writer has the
+    ``-shm`` open; nothing is written through it. ``mode=rw`` never creates the file (a
+    rebuild may have removed it since the check).
+    """
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            found = os.lstat(f"{path}{suffix}")
+        except FileNotFoundError:
+            if suffix:
+                continue
+            return None
+        except OSError:
+            return None
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
+            return None
+    uri = f"file:{quote(str(path), safe='/')}?mode=rw"
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
+    except sqlite3.OperationalError:
+        return None
 
 
 def remove(path: Path) -> None:
@@ -119,46 +243,65 @@ def read_meta(db: sqlite3.Connection) -> dict[str, str]:
     return {str(key): str(value) for key, value in db.execute("SELECT key, value FROM meta")}
 
 
-def open_checked(path: Path, identity: str) -> sqlite3.Connection:
+def open_checked(path: Path, identity: str, store: Path | None = None) -> sqlite3.Connection:
     """Open the index, rebuilding a file that is corrupt, of another version or store."""
+    check_place(path, store)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        db = connect(path)
+        db = connect(path, store)
         meta = read_meta(db)
         db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
     except sqlite3.Error:
         with contextlib.suppress(NameError, sqlite3.Error):
             db.close()  # before the files go: a late close would delete the new build's -wal
         remove(path)
-        db = connect(path)
+        db = connect(path, store)
         meta = {}
     if meta and (meta.get("schema") != SCHEMA_VERSION or meta.get("identity") != identity):
         db.close()
         remove(path)
-        db = connect(path)
+        db = connect(path, store)
     return db
 
 
 class SyncLock:
     """An exclusive, non-blocking lock on ``<index>.lock``: one syncing process at a time."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, store: Path | None = None) -> None:
         self.path = Path(f"{path}.lock")
-        self._file: IO[bytes] | None = None
+        self.store = store
+        self._file: int | None = None
 
     def acquire(self) -> bool:
-        """Take the lock; False when another process holds it."""
-        handle = open(self.path, "ab")  # noqa: SIM115 - held until release()
+        """Take the lock; False when another process holds it.
+
+        Raises:
+            UnsafePath: the lock file is a link, the store, or not a regular file.
+        """
+        check_file(self.path, self.store)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
+            handle = os.open(self.path, flags, 0o600)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise UnsafePath(f"the index file {self.path} is a symbolic link: remove it and try again") from None
+            raise
+        try:
+            opened = os.fstat(handle)
+            if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1 or is_store_file(self.path, self.store):
+                raise UnsafePath(f"the index file {self.path} is not a file the browser made: remove it and try again")
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
             return False
+        except BaseException:
+            os.close(handle)
+            raise
         self._file = handle
         return True
 
     def release(self) -> None:
         if self._file is not None:
-            fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
-            self._file.close()
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            os.close(self._file)
             self._file = None

@@ -27,6 +27,7 @@ from ..model.messages import (
 )
 from ..storage import decode_message_leniently
 from ..storage.codec import BYTES_KEY
+from .totals import MAX_TOKENS, TOKEN_COLUMNS
 
 if TYPE_CHECKING:
     from .totals import RowUsage
@@ -147,6 +148,25 @@ def _message_texts(message: object, doc: Doc) -> list[str]:
     return []
 
 
+def _token_total(row: Mapping[str, Any], problems: list[str]) -> int | None:
+    """Input plus output tokens of a row (None: neither recorded); a bad count is a problem.
+
+    A count that is not a whole number from 0 to :data:`~.totals.MAX_TOKENS` (text, a
+    float, a negative, 2**63-1...) is left out and named in ``problems``: summed, two huge
+    counts would not fit SQLite's 64-bit integers and the row could not be indexed.
+    """
+    total: int | None = None
+    for column in TOKEN_COLUMNS:
+        value = row.get(column)
+        if value is None:
+            continue
+        if type(value) is not int or not 0 <= value <= MAX_TOKENS:
+            problems.append(f"{column} is not a token count")
+        elif column in ("input_tokens", "output_tokens"):
+            total = (total or 0) + value
+    return total
+
+
 def doc_from_row(row: Mapping[str, Any]) -> Doc:
     """The document of one Raw Log row (see :data:`storage.scan.SCAN_COLUMNS`)."""
     role = row.get("role")
@@ -168,9 +188,7 @@ def doc_from_row(row: Mapping[str, Any]) -> Doc:
     doc.tags, tag_words = _context(row.get("tags_json"), "tags_json", problems)
     duration = row.get("duration_ns")
     doc.duration_s = duration / 1e9 if isinstance(duration, int) and duration >= 0 else None
-    counts = [row.get("input_tokens"), row.get("output_tokens")]
-    if any(isinstance(count, int) for count in counts):
-        doc.tokens = sum(count for count in counts if isinstance(count, int))
+    doc.tokens = _token_total(row, problems)
     doc.body = "\n".join(text for text in [*texts, *meta_words, *tag_words] if text)
     if problems:
         doc.problem = "; ".join(filter(None, [doc.problem, *problems]))

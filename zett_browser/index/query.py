@@ -132,13 +132,16 @@ def _count(token: str, value: str, units: dict[str, int | float]) -> tuple[str, 
 
 def _when(token: str, value: str, now: datetime) -> datetime:
     relative = re.match(r"^(\d{1,6})(m|h|d|w)$", value)
-    if relative:
-        return now - timedelta(seconds=int(relative.group(1)) * _SECONDS[relative.group(2)])
     try:
+        if relative:
+            return now - timedelta(seconds=int(relative.group(1)) * _SECONDS[relative.group(2)])
         moment = datetime.fromisoformat(value)
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     except ValueError:
         raise QueryError(f"{token[:40]!r}: expected a date like 2026-11-01 or an age like 2d, 12h, 30m") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        # An age reaching back before year 1, or a time whose UTC moment falls outside years 1-9999.
+        raise QueryError(f"{token[:40]!r}: out of range (dates run from year 1 to 9999)") from None
 
 
 def _choice(token: str, value: str, choices: tuple[str, ...]) -> str:

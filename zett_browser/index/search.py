@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import quote
 
 from ..text import clean
+from .db import open_reader
 from .query import Filter, Query, QueryError, Term, fts_string
 
 SNIPPET = 160
@@ -217,15 +217,8 @@ class Searcher:
         self.path = path
 
     def _connect(self) -> sqlite3.Connection | None:
-        if not self.path.exists():
-            return None
-        # Opened read-write (our own cache file, never the store) so that WAL works
-        # even when no writer has the -shm file open; nothing is written through it.
-        # mode=rw never creates the file (a rebuild may have removed it since exists()).
-        uri = f"file:{quote(str(self.path), safe='/')}?mode=rw"
-        try:
-            db = sqlite3.connect(uri, uri=True, timeout=5, check_same_thread=False)
-        except sqlite3.OperationalError:
+        db = open_reader(self.path)  # never through a link (see db.open_reader)
+        if db is None:
             return None
         db.row_factory = sqlite3.Row
         return db

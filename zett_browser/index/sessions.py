@@ -19,8 +19,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
+from .db import open_reader
 from .query import Filter, Query
 from .search import _name, _where
 
@@ -97,11 +97,8 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
         " SELECT id, max(hit) FROM up GROUP BY id"
     )
     empty = SessionMatch(frozenset(), frozenset(), partial=True)
-    if not path.exists():
-        return empty
-    try:  # mode=rw never creates the file (a rebuild may have removed it since exists())
-        db = sqlite3.connect(f"file:{quote(str(path), safe='/')}?mode=rw", uri=True, timeout=5, check_same_thread=False)
-    except sqlite3.OperationalError:
+    db = open_reader(path)  # never through a link
+    if db is None:
         return empty
     try:
         try:

@@ -8,14 +8,21 @@ sequence by keyset. Snapshots are immutable and indexed once by id. A first buil
 the whole Raw Log once by the ``(session_id, sequence)`` index.
 
 The index is rebuilt from scratch when it cannot be trusted: asked to, never finished,
-another store file at the same path (device/inode), fewer sessions than indexed, or a
-session whose last sequence shrank. All index work (decoding and writing) runs in a
-worker thread in batches, so the event loop stays free while a build runs.
+another store file at the same path (device/inode), a store replaced in place (``cp
+backup store``: the SQLite header's change counter went back, or a Raw Log row the index
+recorded as its anchor, the lowest and highest id, is gone or moved; WAL commits do not
+move the counter, so the anchors decide), fewer sessions than indexed, or a session
+whose last sequence shrank. A build that runs out of disk space removes its partial
+index (the next run starts clean) and ends in one line saying what to do. All index
+work (decoding and writing) runs in a worker thread in batches, so the event loop stays
+free while a build runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Mapping
@@ -24,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..safefiles import UnsafePath, WriteFailed, describe_os_error, read_only
 from ..storage import SQLSessionStorage, scan
 from . import db as index_db
 from . import pricing
@@ -93,36 +101,67 @@ class SideIndex:
                 report = progress.report
         return report
 
-    async def steps(self, *, rebuild: bool = False) -> AsyncIterator[Progress]:
-        """Sync, yielding progress after each batch; the last item carries the report."""
-        started = time.monotonic()
-        lock = index_db.SyncLock(self.path)
-        await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
-        if not await asyncio.to_thread(lock.acquire):
-            yield Progress(0, 0, started, "skipped", SyncReport(skipped=True, reason="another process is syncing"))
-            return
+    def _prepare(self) -> None:
+        """Check where the index goes and make its directory (one line on what is wrong)."""
+        index_db.check_place(self.path, self.storage.path)
         try:
-            db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity)
-            try:
-                report = SyncReport()
-                reason = "rebuild asked for" if rebuild else await self._distrust(db)
-                if reason is None:
-                    async for progress in self._incremental(db, report, started):
-                        yield progress
-                    reason = report.reason if report.rebuilt else None
-                if reason is not None:
-                    await asyncio.to_thread(db.close)  # may checkpoint a killed build's WAL
-                    await asyncio.to_thread(index_db.remove, self.path)
-                    db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity)
-                    report = SyncReport(rebuilt=True, reason=reason)
-                    async for progress in self._full(db, report, started):
-                        yield progress
-                report.seconds = time.monotonic() - started
-                yield Progress(report.messages, report.messages, started, "done", report)
-            finally:
-                await asyncio.to_thread(db.close)  # closing may checkpoint: not on the event loop
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise WriteFailed(
+                f"the index directory {self.path.parent} cannot be made: a file is in its way; give a directory"
+            ) from None
+
+    async def steps(self, *, rebuild: bool = False) -> AsyncIterator[Progress]:
+        """Sync, yielding progress after each batch; the last item carries the report.
+
+        Raises:
+            UnsafePath: the index would be written onto or beside the store, or through a link.
+            WriteFailed: the disk is full (the partial index is removed) or read-only.
+        """
+        started = time.monotonic()
+        directory = self.path.parent
+        try:
+            await asyncio.to_thread(self._prepare)
+            lock = index_db.SyncLock(self.path, self.storage.path)
+            if not await asyncio.to_thread(lock.acquire):
+                yield Progress(0, 0, started, "skipped", SyncReport(skipped=True, reason="another process is syncing"))
+                return
+        except OSError as error:
+            raise _write_failed(error, directory) from None
+        try:
+            async for progress in self._locked(started, rebuild=rebuild):
+                yield progress
+        except (sqlite3.Error, OSError) as error:
+            failed = _write_failed(error, directory)
+            if failed is error:
+                raise
+            if _disk_full(error):  # the partial index would keep the disk full for every later run
+                await asyncio.to_thread(index_db.remove, self.path)
+            raise failed from None
         finally:
             lock.release()
+
+    async def _locked(self, started: float, *, rebuild: bool) -> AsyncIterator[Progress]:
+        """The sync itself, with the lock held."""
+        db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity, self.storage.path)
+        try:
+            report = SyncReport()
+            reason = "rebuild asked for" if rebuild else await self._distrust(db)
+            if reason is None:
+                async for progress in self._incremental(db, report, started):
+                    yield progress
+                reason = report.reason if report.rebuilt else None
+            if reason is not None:
+                await asyncio.to_thread(db.close)  # may checkpoint a killed build's WAL
+                await asyncio.to_thread(index_db.remove, self.path)
+                db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity, self.storage.path)
+                report = SyncReport(rebuilt=True, reason=reason)
+                async for progress in self._full(db, report, started):
+                    yield progress
+            report.seconds = time.monotonic() - started
+            yield Progress(report.messages, report.messages, started, "done", report)
+        finally:
+            await asyncio.to_thread(db.close)  # closing may checkpoint: not on the event loop
 
     async def _distrust(self, db: sqlite3.Connection) -> str | None:
         """Why the index cannot be updated incrementally, or None."""
@@ -131,6 +170,14 @@ class SideIndex:
             return "first build" if not meta else "an earlier build did not finish"
         if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
             return "the store file was replaced"
+        counter = await asyncio.to_thread(index_db.store_counter, self.storage.path)
+        if counter is not None and counter < _int(_json(meta.get("counter"))):
+            return "the store was replaced in place by an older copy"
+        anchors = [tuple(map(str, item)) for item in _json(meta.get("anchors")) or [] if isinstance(item, list)]
+        if anchors:
+            found = await scan.raw_rows_by_id(self.storage, [anchor[0] for anchor in anchors])
+            if sorted(found) != sorted(anchors):
+                return "the store was replaced in place (rows the index holds are gone)"
         if meta.get("prices") != pricing.table_version():
             return "the price table changed"  # costs are computed when rows are indexed
         census = await scan.census(self.storage)
@@ -209,7 +256,10 @@ class SideIndex:
         # copying up to 8,000 WAL pages back held the loop for 200+ ms after a full build.
         for pragma in ("synchronous=NORMAL", "wal_autocheckpoint=1000", "wal_checkpoint(PASSIVE)"):
             await asyncio.to_thread(lambda statement: db.execute(statement).fetchall(), f"PRAGMA {pragma}")
-        values = {"state": "complete", "fingerprint": fingerprint}
+        anchors = await scan.raw_anchors(self.storage)
+        counter = await asyncio.to_thread(index_db.store_counter, self.storage.path)
+        values = {"state": "complete", "fingerprint": fingerprint, "anchors": json.dumps(anchors)}
+        values["counter"] = json.dumps(counter)
         if latest is not None:
             values["high_water"] = latest.isoformat()
         await asyncio.to_thread(set_meta, db, values)
@@ -237,7 +287,7 @@ class SideIndex:
                 moved.append(row)  # new rows, or a new title/agent name (update_session)
         await self._new_snapshots(db, report)
         if not moved:
-            if report.snapshots:
+            if report.snapshots or "anchors" not in meta:  # an index made before anchors gets them now
                 await self._finish(db, report, since, index_db.store_fingerprint(self.storage.path))
             return
         await asyncio.to_thread(write_sessions, db, moved)
@@ -289,6 +339,36 @@ async def _all(*steps: Awaitable[Any]) -> list[Any]:
     return results
 
 
+def _json(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk (or the file size limit) is full."""
+    if isinstance(error, sqlite3.Error):
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+
+
+def _write_failed(error: BaseException, directory: Path) -> BaseException:
+    """A :class:`WriteFailed` saying what to do about a full or read-only disk, else ``error``."""
+    if isinstance(error, WriteFailed | UnsafePath):
+        return error
+    doing = "for the search index"
+    if _disk_full(error):
+        return WriteFailed(f"no space left {doing} in {directory}: free some space or give another --index-dir")
+    if read_only(directory):
+        return WriteFailed(f"{directory} is on a read-only file system: give a writable --index-dir")
+    if isinstance(error, OSError):
+        advice = describe_os_error(error, directory, "to write the search index")
+        if advice is not None:
+            return WriteFailed(advice)
+    return error
+
+
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
 
@@ -313,7 +393,9 @@ def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[st
 
 def index_stats(path: Path) -> Mapping[str, int]:
     """What an index file holds: sessions, messages, snapshots, problems, size in bytes."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = index_db.open_reader(path)
+    if db is None:
+        raise UnsafePath(f"the index file {path} is missing, a link or not a regular file: run the index again")
     try:
         counts = dict(db.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
         problems = db.execute("SELECT value FROM meta WHERE key = 'problems'").fetchone()

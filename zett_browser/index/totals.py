@@ -21,6 +21,13 @@ Everything is maintained by deltas inside the index writer's transactions:
 
 A parent cycle (damaged store) cannot loop: each walk stops at a session it has seen.
 The writer skips rows already indexed, so a batch written twice never counts twice.
+
+Sums saturate at SQLite's largest integer (:data:`LARGEST`) instead of failing: every value
+a row adds is bounded (:data:`MAX_TOKENS`...), but a cost of 10^10 tokens is ~10^17
+picodollars, and enough such steps would pass 2**63-1, which sqlite3 cannot take from
+Python and ``sum()`` reports as "integer overflow": one damaged session would stop the
+totals of the whole store. Reads over many rows use ``total()`` (a float sum) for the same
+reason (:mod:`.usage`).
 """
 
 from __future__ import annotations
@@ -66,6 +73,9 @@ CUT_OFF = {"max_output", "context_full"}
 #: are bad values, so that sums stay far inside SQLite's 64-bit integers.
 MAX_TOKENS = 10**10
 MAX_DURATION_NS = 10**16
+#: The largest and smallest value a summed column holds (SQLite's 64-bit integers).
+LARGEST = 2**63 - 1
+SMALLEST = -(2**63)
 
 
 def _table(name: str) -> str:
@@ -187,11 +197,22 @@ def _day(moment: datetime) -> str:
 
 # --- Writes (inside the writer's transaction) ------------------------------------------------
 
+
+def _saturated(column: str) -> str:
+    """SQL of ``column + excluded.column`` held within SQLite's integers (past them the sum
+    would turn into a float)."""
+    return f"max(min({column} + excluded.{column}, {LARGEST}), {SMALLEST})"
+
+
+def _clamp(value: int) -> int:
+    return LARGEST if value > LARGEST else SMALLEST if value < SMALLEST else value
+
+
 _COLUMNS = ", ".join(COUNTS)
 _ADD = {
     table: (
         f"INSERT INTO {table} (id, {_COLUMNS}, first_time, last_time) VALUES (?{', ?' * (len(COUNTS) + 2)})"
-        f" ON CONFLICT(id) DO UPDATE SET {', '.join(f'{c} = {c} + excluded.{c}' for c in COUNTS)},"
+        f" ON CONFLICT(id) DO UPDATE SET {', '.join(f'{c} = {_saturated(c)}' for c in COUNTS)},"
         " first_time = min(coalesce(first_time, excluded.first_time), coalesce(excluded.first_time, first_time)),"
         " last_time = max(coalesce(last_time, excluded.last_time), coalesce(excluded.last_time, last_time))"
     )
@@ -201,12 +222,12 @@ _DAY_COLUMNS = ", ".join(DAY_COUNTS)
 _ADD_DAY = (
     f"INSERT INTO usage_days (day, session_id, provider, model, {_DAY_COLUMNS}) VALUES (?, ?, ?, ?"
     f"{', ?' * len(DAY_COUNTS)}) ON CONFLICT(day, session_id, provider, model) DO UPDATE SET "
-    + ", ".join(f"{c} = {c} + excluded.{c}" for c in DAY_COUNTS)
+    + ", ".join(f"{c} = {_saturated(c)}" for c in DAY_COUNTS)
 )
 
 
 def _values(session_id: str, delta: Delta) -> tuple[Any, ...]:
-    return (session_id, *delta.counts, delta.first, delta.last)
+    return (session_id, *map(_clamp, delta.counts), delta.first, delta.last)
 
 
 def _parent(db: sqlite3.Connection, session_id: str) -> str | None:
@@ -254,7 +275,7 @@ def add_rows(db: sqlite3.Connection, rows: Iterable[tuple[str, RowUsage]]) -> No
         row = db.execute("SELECT failed_sessions FROM own_totals WHERE id = ?", (session_id,)).fetchone()
         own[session_id].counts[_INDEX["failed_sessions"]] = int(state) - (int(row[0]) if row else 0)
     db.executemany(_ADD["own_totals"], [_values(session_id, delta) for session_id, delta in own.items()])
-    db.executemany(_ADD_DAY, [(*key, *values) for key, values in days.items()])
+    db.executemany(_ADD_DAY, [(*key, *map(_clamp, values)) for key, values in days.items()])
     for session_id, delta in own.items():
         _add_to_tree(db, [session_id, *ancestors(db, session_id)], delta)
 
@@ -278,13 +299,37 @@ def _tree_row(db: sqlite3.Connection, session_id: str) -> Delta:
 
 def _children_sum(db: sqlite3.Connection, session_id: str) -> tuple[int, Delta]:
     """How many indexed children a session has, and the sum of their tree rows."""
-    sums = ", ".join(f"coalesce(sum(t.{c}), 0)" for c in COUNTS)
-    row = db.execute(
-        f"SELECT count(*), {sums}, min(t.first_time), max(t.last_time) FROM sessions s"
+    row = overflow_safe(
+        db,
+        "SELECT count(*), {sums}, min(t.first_time), max(t.last_time) FROM sessions s"
         " LEFT JOIN tree_totals t ON t.id = s.id WHERE s.parent_id = ? AND s.id != ?",
+        [f"t.{c}" for c in COUNTS],
         (session_id, session_id),
-    ).fetchone()
-    return int(row[0]), Delta(list(row[1 : 1 + len(COUNTS)]), row[-2], row[-1])
+    )[0]
+    return int(row[0]), Delta([_clamp(int(value or 0)) for value in row[1 : 1 + len(COUNTS)]], row[-2], row[-1])
+
+
+def overflow_safe(
+    db: sqlite3.Connection, sql: str, columns: Iterable[str], params: Iterable[Any] = ()
+) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` with ``{sums}`` as ``sum()`` of each column: exact integers, or, when a
+    sum would pass SQLite's integers ("integer overflow"), ``total()`` (a float sum) instead.
+
+    ``{sum}`` in ``sql`` (an ORDER BY, a HAVING) names the same function, applied to
+    whatever follows it in parentheses.
+    """
+    columns, params = list(columns), list(params)
+
+    def run(function: str) -> list[tuple[Any, ...]]:
+        sums = ", ".join(f"{function}({column})" for column in columns)
+        return db.execute(sql.format(sums=sums, sum=function), params).fetchall()
+
+    try:
+        return run("sum")
+    except sqlite3.OperationalError as error:
+        if "integer overflow" not in str(error):
+            raise
+    return run("total")
 
 
 def _with_children(delta: Delta, children: int) -> Delta:

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals, TreeSort
+from .db import open_reader
 from .pricing import from_picos
-from .totals import COUNTS, DAY_COUNTS
+from .totals import COUNTS, DAY_COUNTS, LARGEST, SMALLEST, overflow_safe
 
 _TOTALS = ", ".join(COUNTS) + ", first_time, last_time"
 #: SQL of each tree order over ``t`` (tree_totals) and ``s`` (sessions), largest first.
@@ -44,18 +44,19 @@ _SUBTREE = (
 @contextlib.contextmanager
 def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
     """A connection to an existing index (None when there is none to read)."""
-    if not path.exists():
-        yield None
-        return
-    try:  # mode=rw never creates the file (a rebuild may have removed it since exists())
-        db = sqlite3.connect(f"file:{quote(str(path), safe='/')}?mode=rw", uri=True, timeout=5, check_same_thread=False)
-    except sqlite3.OperationalError:
+    db = open_reader(path)  # never through a link
+    if db is None:
         yield None
         return
     try:
         yield db
     finally:
         db.close()
+
+
+def _int(value: Any) -> int:
+    """A sum as an int, held within SQLite's integers (a ``total()`` past them is a float)."""
+    return max(min(int(value or 0), LARGEST), SMALLEST)
 
 
 def _time(value: Any) -> datetime | None:
@@ -91,20 +92,20 @@ def totals_from(row: Sequence[Any] | None) -> Totals:
 def _models(db: sqlite3.Connection, session_id: str, subtree: bool) -> tuple[ModelCost, ...]:
     ids = f"{_SUBTREE} SELECT" if subtree else "SELECT"
     where = "session_id IN (SELECT id FROM sub)" if subtree else "session_id = ?"
-    rows = db.execute(
-        f"{ids} provider, model, sum(steps), sum(input), sum(output),"
-        f" sum(cache_read), sum(cache_write), sum(reasoning), sum(cost_picos), sum(priced_steps)"
-        f" FROM usage_days WHERE {where} GROUP BY provider, model HAVING sum(steps) > 0"
-        " ORDER BY sum(cost_picos) DESC, sum(input + output) DESC",
+    rows = overflow_safe(
+        db,
+        f"{ids} provider, model, {{sums}} FROM usage_days WHERE {where} GROUP BY provider, model"
+        " HAVING {sum}(steps) > 0 ORDER BY {sum}(cost_picos) DESC, {sum}(input + output) DESC",
+        ["steps", "input", "output", "cache_read", "cache_write", "reasoning", "cost_picos", "priced_steps"],
         (session_id,),
-    ).fetchall()
+    )
     return tuple(
         ModelCost(
             provider or None,
             model or None,
-            int(steps),
-            TokenCounts(int(i), int(o), int(cr), int(cw), int(r)),
-            from_picos(int(cost)) if priced else None,
+            _int(steps),
+            TokenCounts(_int(i), _int(o), _int(cr), _int(cw), _int(r)),
+            from_picos(_int(cost)) if priced else None,
         )
         for provider, model, steps, i, o, cr, cw, r, cost, priced in rows
     )
@@ -204,8 +205,8 @@ class ReportRow:
 
 _GROUPS = {
     "day": ("d.day", "d.day", "d.day"),
-    "model": ("d.provider || '/' || d.model", "d.provider || '/' || d.model", "sum(d.cost_picos) DESC"),
-    "agent": ("coalesce(s.agent, '')", "coalesce(s.agent, '')", "sum(d.cost_picos) DESC"),
+    "model": ("d.provider || '/' || d.model", "d.provider || '/' || d.model", "{sum}(d.cost_picos) DESC"),
+    "agent": ("coalesce(s.agent, '')", "coalesce(s.agent, '')", "{sum}(d.cost_picos) DESC"),
     "session": ("d.session_id", "coalesce(s.title, '')", "max(coalesce(s.updated, s.created, 0)) DESC"),
 }
 
@@ -213,17 +214,16 @@ _GROUPS = {
 def report(path: Path, by: str, since: str | None = None) -> list[ReportRow]:
     """Usage grouped ``by`` day, model, agent or session, from ``since`` (a UTC day) on."""
     key, label, order = _GROUPS[by]
-    sums = ", ".join(f"sum(d.{column})" for column in DAY_COUNTS)
     sql = (
-        f"SELECT {key}, min({label}), {sums} FROM usage_days d LEFT JOIN sessions s ON s.id = d.session_id"
+        f"SELECT {key}, min({label}), {{sums}} FROM usage_days d LEFT JOIN sessions s ON s.id = d.session_id"
         f" WHERE d.day >= ? GROUP BY {key}"
-        f"{' HAVING sum(d.steps) > 0' if by == 'model' else ''} ORDER BY {order}, {key}"
+        f"{' HAVING {sum}(d.steps) > 0' if by == 'model' else ''} ORDER BY {order}, {key}"
     )
     with reading(path) as db:
         if db is None:
             return []
-        rows = db.execute(sql, (since or "",)).fetchall()
+        rows = overflow_safe(db, sql, [f"d.{column}" for column in DAY_COUNTS], (since or "",))
     return [
-        ReportRow(str(row[0]), str(row[1] or ""), dict(zip(DAY_COUNTS, (int(v or 0) for v in row[2:]), strict=True)))
+        ReportRow(str(row[0]), str(row[1] or ""), dict(zip(DAY_COUNTS, (_int(v) for v in row[2:]), strict=True)))
         for row in rows
     ]

@@ -5,10 +5,15 @@ transaction, so a background build never holds the event loop or the index lock 
 long, and a reader (WAL) always sees a consistent index. Rows at or below a session's
 indexed ``last_seq`` are skipped inside the transaction, so a batch written twice
 (another process, a retried sync) never duplicates a message.
+
+Text decoded from a message's JSON can hold a lone surrogate (``"\\ud800"``), which has no
+UTF-8 form: sqlite3 refused the whole batch, and one such message stopped the index of
+the whole store. Such characters are written as U+FFFD (what the app shows for them).
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -28,6 +33,13 @@ _SESSION_SQL = (
 )
 
 
+def _rollback(db: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already (it does on a full disk:
+    a ROLLBACK then fails with "cannot rollback" and hides the real error)."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
+
+
 def _epoch(value: object) -> float | None:
     return value.timestamp() if isinstance(value, datetime) else None
 
@@ -45,22 +57,24 @@ def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
                 doc.sequence,
                 doc.kind,
                 doc.time,
-                doc.model,
-                f" {doc.tools} " if doc.tools else None,
+                _utf8(doc.model),
+                _utf8(f" {doc.tools} ") if doc.tools else None,
                 doc.tokens,
                 doc.duration_s,
                 int(doc.error),
-                doc.stop,
+                _utf8(doc.stop),
                 int(doc.reasoning),
                 int(doc.image),
-                doc.meta,
-                doc.tags,
-                doc.problem,
+                _utf8(doc.meta),
+                _utf8(doc.tags),
+                _utf8(doc.problem),
             )
             for number, doc in zip(ids, docs, strict=True)
         ],
     )
-    db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(n, d.body) for n, d in zip(ids, docs, strict=True)])
+    db.executemany(
+        "INSERT INTO fts(rowid, body) VALUES (?, ?)", [(n, _utf8(d.body)) for n, d in zip(ids, docs, strict=True)]
+    )
     return ids
 
 
@@ -71,6 +85,16 @@ def _bump_problems(db: sqlite3.Connection, count: int) -> None:
             " DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
             (str(count),),
         )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(value: str | None) -> str | None:
+    """``value`` with any lone surrogate as U+FFFD, so it can be written (ASCII: as it is)."""
+    if value is None or value.isascii():
+        return value
+    return _SURROGATE.sub("\ufffd", value)
 
 
 def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -101,7 +125,7 @@ def write_sessions(db: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) ->
             db.execute("UPDATE sessions SET session_doc = ? WHERE id = ?", (number, values[0]))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
 
 
@@ -144,7 +168,7 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
         _bump_problems(db, sum(1 for doc in docs if doc.problem))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
     return len(docs)
 
@@ -181,7 +205,7 @@ def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> in
         _bump_problems(db, sum(1 for doc in docs if doc.problem))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
     return len(docs)
 
@@ -189,5 +213,9 @@ def write_snapshots(db: sqlite3.Connection, rows: list[Mapping[str, Any]]) -> in
 def set_meta(db: sqlite3.Connection, values: dict[str, str]) -> None:
     """Set meta values in their own short transaction."""
     db.execute("BEGIN IMMEDIATE")
-    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
-    db.execute("COMMIT")
+    try:
+        db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
+        db.execute("COMMIT")
+    except BaseException:
+        _rollback(db)
+        raise

@@ -4,7 +4,8 @@ Opened with ``x`` on a Raw Log message. The head says which snapshot was in forc
 size per category and the step's measured ``input_tokens`` (counted in the background,
 a page of rows at a time); below, the context itself in the Raw Log's own virtual view,
 one page at a time: the summary first, then the rows the model got back. ``w`` writes
-the context as zett-agent message envelopes (exactly as stored) to a JSON file.
+the context as zett-agent message envelopes (exactly as stored) to a JSON file (in a
+served page, ``zett-browser serve``, it writes nothing and says why).
 Everything is read through :mod:`zett_browser.context` and the store's protocol.
 """
 
@@ -72,7 +73,14 @@ class ContextScreen(Screen[None]):
     """
 
     def __init__(
-        self, store: BrowsingStore, session_id: str, at: int, *, page_size: int = 100, export_dir: Path | None = None
+        self,
+        store: BrowsingStore,
+        session_id: str,
+        at: int,
+        *,
+        page_size: int = 100,
+        export_dir: Path | None = None,
+        no_writes: str | None = None,
     ) -> None:
         super().__init__()
         self.store = store
@@ -80,6 +88,8 @@ class ContextScreen(Screen[None]):
         self.at = at
         self.page_size = page_size
         self.export_dir = export_dir
+        #: Why ``w`` writes nothing (``zett-browser serve``), or None.
+        self.no_writes = no_writes
         self.point: ContextPoint | None = None
         #: Where each shown page started (``after`` sequence and row id), for ``p``.
         self._starts: list[tuple[int, str | None]] = []
@@ -178,6 +188,9 @@ class ContextScreen(Screen[None]):
 
     @work(group="export", exit_on_error=False)
     async def action_write_json(self) -> None:
+        if self.no_writes is not None:
+            self.notify(self.no_writes, severity="warning", markup=False, timeout=8)
+            return
         point = self.point
         if point is None:
             return
@@ -207,5 +220,6 @@ class ContextScreen(Screen[None]):
                 event.record.sequence,
                 page_size=self.page_size,
                 export_dir=self.export_dir,
+                no_writes=self.no_writes,
             )
         )

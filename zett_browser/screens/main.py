@@ -36,7 +36,7 @@ from ..widgets.textual_compat import FrameHold
 from .calls import NotACall, call_ids, child_of, find_partner
 from .compaction import CompactionScreen
 from .indexing import IndexLine
-from .outside import take_record
+from .outside import copy_id, take_record
 from .reads import read_window
 from .usage import UsageScreen
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, Failed, OpenSession
@@ -433,9 +433,7 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
     def action_copy_id(self) -> None:
         """Copy the open session's full id (``--session`` needs it) with OSC 52."""
         if self.open is not None:
-            session_id = self.open.node.session_id
-            self.app.copy_to_clipboard(session_id)
-            self.notify(f"Copied the session id {clean(session_id)}", markup=False, timeout=4)
+            copy_id(self.app, self.open.node.session_id)
 
     def action_take(self, how: str) -> None:
         """``Y`` ``v`` ``E``: the Raw Log's current message to the clipboard, pager or editor."""
@@ -443,7 +441,9 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
 
     def action_export(self) -> None:
         """Open the export dialog on the open session (``e``)."""
-        if self.options.exporter is None:
+        if self.options.no_writes is not None:
+            self.notify(self.options.no_writes, severity="warning", markup=False, timeout=8)
+        elif self.options.exporter is None:
             self.notify("This store cannot be exported from here", severity="warning", markup=False)
         elif self.open is not None:
             node = self.open.node
@@ -507,7 +507,13 @@ class MainScreen(FrameHold, CompactionScreen, UsageScreen):
 
         record = event.record
         self.app.push_screen(
-            ContextScreen(self.store, record.session_id, record.sequence, page_size=self.options.page_size)
+            ContextScreen(
+                self.store,
+                record.session_id,
+                record.sequence,
+                page_size=self.options.page_size,
+                no_writes=self.options.no_writes,
+            )
         )
 
     def on_inspector_summary_opened(self, event: Inspector.SummaryOpened) -> None:

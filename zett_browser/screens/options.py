@@ -46,6 +46,10 @@ class BrowserOptions:
     search_query: str | None = None
     #: Writes exports of the store (the ``e`` dialog); None: no export offered.
     exporter: ExportService | None = None
+    #: Why no file may be written (``zett-browser serve``: the page is another person's
+    #: reach into this machine); shown instead of the export dialog and the context's ``w``.
+    #: None: both write files.
+    no_writes: str | None = None
     #: Usage totals and cost from the side index (None: ``--no-index``).
     usage: UsageService | None = None
     #: Called once, when the first page has been laid out: the app paints the first screen

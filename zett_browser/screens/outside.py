@@ -32,7 +32,7 @@ from textual.dom import DOMNode
 
 from ..formatting import full_text, human_size
 from ..model import RawMessageRecord
-from ..text import one_line
+from ..text import clean, one_line, paste_safe
 
 #: Largest text copied, in UTF-8 bytes (base64 makes it a third bigger on the wire).
 COPY_LIMIT = 100_000
@@ -61,8 +61,31 @@ def copy_text(app: App[object], text: str, what: str) -> None:
             timeout=8,
         )
         return
+    if not paste_safe(text):  # the app's texts are cleaned already: never copy a raw control anyway
+        text = clean(text)
     app.copy_to_clipboard(text)
     app.notify(f"Copied {what} ({human_size(size)})", markup=False, timeout=4)
+
+
+def copy_id(app: App[object], session_id: str) -> None:
+    """``y``: copy a session id with OSC 52, unless pasting it could do more than type it.
+
+    An id is copied exactly (``--session`` needs it as stored) or not at all: one holding a
+    control, line break or invisible character (``ESC[201~`` then a newline ends a bracketed
+    paste and runs a command) is refused with a notice showing its cleaned form.
+    """
+    shown = one_line(session_id, 120)
+    if len(session_id) > COPY_LIMIT or not paste_safe(session_id, lines=False):
+        app.notify(
+            f"Not copied: the session id {shown} holds control or invisible characters (or is too long), "
+            "which are not safe to paste into a shell",
+            severity="warning",
+            markup=False,
+            timeout=8,
+        )
+        return
+    app.copy_to_clipboard(session_id)
+    app.notify(f"Copied the session id {shown}", markup=False, timeout=4)
 
 
 def command_for(which: Program, environ: dict[str, str] | None = None) -> list[str] | None:
@@ -94,6 +117,9 @@ def later(node: DOMNode, make: Callable[[], str], then: Callable[[str], None]) -
 
 def open_outside(app: App[object], text: str, which: Program) -> None:
     """Show ``text`` whole in the pager or editor, the app suspended until it returns."""
+    if app.is_web:  # no terminal to hand over: say so before any temporary file is written
+        app.notify(f"The {which} needs a terminal: not available in this web page", severity="warning", markup=False)
+        return
     variable = PROGRAMS[which][0]
     command = command_for(which)
     if command is None or shutil.which(command[0]) is None:

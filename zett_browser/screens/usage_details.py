@@ -22,6 +22,7 @@ from ..model.usage import ModelCost, SessionUsage, UsageService
 from ..usage_text import compact_count, money, totals_rows
 from ..widgets.render import style_of
 from ..widgets.safe import clean, one_line
+from .outside import copy_id
 
 
 def _when(node: SessionNode) -> tuple[str, str]:
@@ -149,8 +150,7 @@ class UsageDetails(ModalScreen[None]):
         return grid
 
     def action_copy_id(self) -> None:
-        self.app.copy_to_clipboard(self.node.session_id)
-        self.notify(f"Copied the session id {clean(self.node.session_id)}", markup=False, timeout=4)
+        copy_id(self.app, self.node.session_id)
 
     def action_close(self) -> None:
         self.dismiss(None)

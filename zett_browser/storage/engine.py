@@ -29,6 +29,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -233,6 +234,9 @@ def translate_error(error: DBAPIError, where: str, *, secret: str | Iterable[str
     text = clean(scrub(str(original) if original is not None else str(error), secret)).strip()
     if not isinstance(original, sqlite3.Error):
         return _translate_server_error(error, where, text)
+    no_room = _file_system_problem(where, name, text)
+    if no_room is not None:
+        return no_room
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
         return StoreLockedError(f"{where} is locked by another process; try again in a moment")
     if name == "SQLITE_NOTADB" or "file is not a database" in text:
@@ -255,6 +259,36 @@ def translate_error(error: DBAPIError, where: str, *, secret: str | Iterable[str
     if error.connection_invalidated:
         return StoreConnectionError(f"Lost the connection to {where}: {text}")
     return StoreError(f"{where}: {text}")
+
+
+def _file_system_problem(where: str, name: str, text: str) -> StoreError | None:
+    """A store that cannot be opened because its disk is full or read-only, in words.
+
+    Reading a WAL store needs its ``-wal`` and ``-shm`` files: SQLite creates them beside
+    the store, which fails with "disk I/O error" or "unable to open" on a full disk or a
+    read-only file system.
+    """
+    words = ("disk I/O error", "unable to open", "database or disk is full")
+    if not (name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_FULL")) or any(w in text for w in words)):
+        return None
+    store = Path(where).expanduser().absolute()
+    try:
+        if not store.is_file():
+            return None  # a missing store is "cannot open", whatever the disk
+        found = os.statvfs(store.parent)
+    except (OSError, ValueError):
+        return None
+    if found.f_flag & os.ST_RDONLY:
+        return StorePermissionError(
+            f"Cannot open {where}: it is on a read-only file system, where SQLite cannot make the -wal/-shm "
+            "files it needs to read it; copy the store to a writable directory and open the copy"
+        )
+    if found.f_bavail == 0 or name == "SQLITE_FULL":
+        return StoreError(
+            f"Cannot open {where}: its disk is full and SQLite needs room for the store's -wal/-shm files; "
+            "free some space and try again"
+        )
+    return None
 
 
 def _translate_server_error(error: DBAPIError, where: str, text: str) -> StoreError:

@@ -19,7 +19,7 @@ from sqlalchemy import func, literal_column, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.functions import char_length
+from sqlalchemy.sql.functions import GenericFunction, char_length
 
 from ..model.records import RawLogBounds, RawMessageRecord, SessionTotals, SnapshotInfo
 from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
@@ -32,6 +32,23 @@ from .shaping import as_int, bounds_from_row
 def _sqlite_char_length(element: char_length, compiler: SQLCompiler, **kw: Any) -> str:
     """SQLite's length() counts characters; it has no char_length()."""
     return f"length({compiler.process(element.clauses, **kw)})"
+
+
+class safe_sum(GenericFunction[Any]):  # noqa: N801 - named like SQLAlchemy's functions
+    """``sum()`` that cannot fail: SQLite's integer ``sum()`` raises "integer overflow" past 2**63-1.
+
+    On SQLite it is ``total()`` (a float sum, exact below 2**53; two damaged counts of 2**62
+    no longer fail a session's totals); other databases widen their sums (NUMERIC, DECIMAL).
+    """
+
+    name = "sum"
+    _register = False  # not func.sum: that stays SQLAlchemy's
+    inherit_cache = True
+
+
+@compiles(safe_sum, "sqlite")
+def _sqlite_safe_sum(element: safe_sum, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"total({compiler.process(element.clauses, **kw)})"
 
 
 #: Largest stored integer: ``sequence <= _LARGEST`` keeps numbers only (SQLite sorts
@@ -177,7 +194,7 @@ class RawLogQueries(SessionStorageCore):
         """Messages by kind, summed token counters and durations of one session."""
 
         def total(column: Any) -> Any:
-            return func.coalesce(func.sum(column), 0)
+            return func.coalesce(safe_sum(column), 0)
 
         sums = select(
             func.count(),

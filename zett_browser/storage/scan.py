@@ -161,3 +161,37 @@ async def snapshot_scan(storage: SessionStorageCore, after: str | None, limit: i
         statement = statement.where(snapshots_t.c.id > after)
 
     return await storage._read(lambda connection: _dicts(connection, statement))
+
+
+def _anchor(row: Any) -> tuple[str, str, str]:
+    return (str(row[0]), str(row[1]), str(row[2]))
+
+
+async def raw_anchors(storage: SessionStorageCore) -> list[tuple[str, str, str]]:
+    """The Raw Log rows with the lowest and the highest id, as ``(id, session_id, sequence)``.
+
+    Two lookups on the primary key. The Raw Log only grows, so a row once seen stays; the
+    side index keeps these to tell a store replaced in place (an older copy restored over
+    it, another store copied onto it) from one that grew.
+    """
+    columns = (raw_t.c.id, raw_t.c.session_id, raw_t.c.sequence)
+
+    async def work(connection: AsyncConnection) -> list[tuple[str, str, str]]:
+        found: list[tuple[str, str, str]] = []
+        for order in (raw_t.c.id.asc(), raw_t.c.id.desc()):
+            row = (await connection.execute(select(*columns).order_by(order).limit(1))).first()
+            if row is not None and isinstance(row[0], str):  # a damaged id could not be looked up again
+                found.append(_anchor(row))
+        return found
+
+    return await storage._read(work, consistent=True)
+
+
+async def raw_rows_by_id(storage: SessionStorageCore, ids: list[str]) -> list[tuple[str, str, str]]:
+    """The Raw Log rows with these ids, as ``(id, session_id, sequence)`` (those that exist)."""
+    statement = select(raw_t.c.id, raw_t.c.session_id, raw_t.c.sequence).where(raw_t.c.id.in_(ids))
+
+    async def work(connection: AsyncConnection) -> list[tuple[str, str, str]]:
+        return [_anchor(row) for row in (await connection.execute(statement)).all()]
+
+    return await storage._read(work)
