@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import StartupSignals, end_if_input_left_running, on_hangup_exit
+from .lifecycle import CommandInterrupted, CommandSignals, StartupSignals, end_if_input_left_running, on_hangup_exit
 from .text import clean
 
 if TYPE_CHECKING:
@@ -335,16 +335,33 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def run_subcommand(name: str, argv: list[str]) -> int:
+    """Run one of :data:`SUBCOMMANDS`; a signal ends it cleanly with 128 + its number.
+
+    SIGINT, SIGTERM and SIGHUP are handled from before its module is imported
+    (:class:`CommandSignals`; on its event loop :func:`~zett_browser.lifecycle.run_async`
+    cancels the work instead). ``serve`` keeps its own handling.
+    """
+    module_name, function_name = SUBCOMMANDS[name]
+    signals = CommandSignals().install() if name != "serve" else None
+    try:
+        module = importlib.import_module(module_name, __package__)
+        command: Callable[[list[str]], int] = getattr(module, function_name)
+        return command(argv)
+    except CommandInterrupted as interrupted:
+        return interrupted.number + 128
+    finally:
+        if signals is not None:
+            signals.restore()
+
+
 def run_command(argv: list[str] | None) -> int:
     """What :func:`main` runs: the browser, the demo or a subcommand."""
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
     if arguments and arguments[0] in SUBCOMMANDS:
-        module_name, function_name = SUBCOMMANDS[arguments[0]]
-        module = importlib.import_module(module_name, __package__)
-        command: Callable[[list[str]], int] = getattr(module, function_name)
-        return command(arguments[1:])
+        return run_subcommand(arguments[0], arguments[1:])
     parser = build_parser()
     args = parser.parse_args(arguments)
     if args.seq is not None and args.session is None:
