@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import functools
 import importlib
+import os
 import re
 import shutil
 import sys
@@ -34,7 +35,14 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import CommandInterrupted, CommandSignals, StartupSignals, end_if_input_left_running, on_hangup_exit
+from .lifecycle import (
+    CommandInterrupted,
+    CommandSignals,
+    StartupSignals,
+    end_if_input_left_running,
+    on_hangup_exit,
+    run_async,
+)
 from .text import clean
 
 if TYPE_CHECKING:
@@ -229,12 +237,21 @@ def run_demo(argv: list[str]) -> int:
             await live.close()
 
     try:
+        # Until the app runs, a signal ends the demo cleanly: the store half written goes.
+        signals = CommandSignals().install()
         try:
-            asyncio.run(prepare())
+            run_async(prepare())
             storage = open_store(path)
         except (OSError, StoreError) as error:
             print(f"{PROG} demo: {one_line(error)}", file=sys.stderr)
             return 2
+        except CommandInterrupted as interrupted:
+            if directory is None:  # a path of the user's, new (demo_path_problem): ours to remove
+                for name in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+                    name.unlink(missing_ok=True)
+            return interrupted.number + 128
+        finally:
+            signals.restore()
         session = live.session_id if live is not None else None
         # A temporary demo keeps its index beside it (removed with it), not in the cache.
         # The live demo (a writer in this very process, folded on exit) is browsed without.
@@ -335,6 +352,29 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+#: Options whose value is only a file name for the file system: any bytes do.
+BYTES_OPTIONS = ("--output",)
+BYTES_PREFIXES = tuple(f"{option}=" for option in BYTES_OPTIONS)
+
+
+def not_utf8(arguments: list[str]) -> str | None:
+    """Why an argument cannot be used, when one holds bytes that are not UTF-8; else None.
+
+    Python hands such bytes over as lone surrogates (``surrogateescape``): no driver can
+    bind them, no terminal can print them, and no zett-agent id, store path or query holds
+    them. An export's ``--output`` file name is only ever given to the file system: it may.
+    """
+    for number, argument in enumerate(arguments, 1):
+        if number > 1 and arguments[number - 2] in BYTES_OPTIONS or argument.startswith(BYTES_PREFIXES):
+            continue
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = repr(os.fsencode(argument)[:60])
+            return f"argument {number} is not valid UTF-8 ({shown}); give ids, paths and queries as UTF-8 text"
+    return None
+
+
 def run_subcommand(name: str, argv: list[str]) -> int:
     """Run one of :data:`SUBCOMMANDS`; a signal ends it cleanly with 128 + its number.
 
@@ -358,6 +398,9 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 def run_command(argv: list[str] | None) -> int:
     """What :func:`main` runs: the browser, the demo or a subcommand."""
     arguments = sys.argv[1:] if argv is None else argv
+    if (problem := not_utf8(arguments)) is not None:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return 2
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
     if arguments and arguments[0] in SUBCOMMANDS:

@@ -135,3 +135,13 @@ def test_a_signal_during_an_export_to_stdout_ends_it_cleanly(big_store: Path, nu
             process.kill()
             process.communicate()
     check_clean_end(subprocess.CompletedProcess(process.args, process.returncode, "", err), number, big_store, digest)
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=lambda number: signal.Signals(number).name)
+def test_a_signal_while_the_demo_writes_its_store_removes_it(tmp_path: Path, number: int) -> None:
+    """``demo PATH`` writes a new file: interrupted before the app runs, the file goes."""
+    target = tmp_path / "demo.sqlite3"
+    result = interrupt(["demo", str(target)], target.exists, number, 0.02)
+    assert result.returncode == 128 + number, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr[-3000:]
+    assert list(tmp_path.iterdir()) == []
