@@ -7,9 +7,11 @@ every subcommand. Each case runs the real command line with a raw ``b"\\xff"``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,7 +52,7 @@ def check_one_line(result: subprocess.CompletedProcess[bytes]) -> None:
     assert result.stdout == b""
 
 
-CASES = {
+CASES: dict[str, Callable[[Path, Path], list[str | bytes]]] = {
     "export --session": lambda store, index: ["export", str(store), "--session", BAD],
     "context --session": lambda store, index: ["context", str(store), "--session", BAD],
     "usage --session": lambda store, index: ["usage", "--index-dir", str(index), str(store), "--session", BAD],
@@ -73,16 +75,16 @@ def test_a_non_utf8_argument_is_one_line(store: Path, tmp_path: Path, case: str)
 @pytest.mark.parametrize("command", ["index", "usage", "context", "export", "browse"])
 def test_a_store_path_that_is_not_utf8_is_one_line(tmp_path: Path, command: str) -> None:
     path = bytes(tmp_path) + b"/store-" + BAD + b".sqlite3"
-    shutil.copy(FIXTURES / "agent_run.sqlite3", path)
+    shutil.copy(os.fsencode(FIXTURES / "agent_run.sqlite3"), path)
     index = str(tmp_path / "index")
-    argv: list[str | bytes] = {
+    argvs: dict[str, list[str | bytes]] = {
         "index": ["index", "--index-dir", index, path],
         "usage": ["usage", "--index-dir", index, path],
         "context": ["context", path, "--session", AGENT_RUN_ROOT],
         "export": ["export", path, "--session", AGENT_RUN_ROOT],
         "browse": [path, "--no-index", "--session", AGENT_RUN_ROOT],
-    }[command]
-    result = run(*argv)
+    }
+    result = run(*argvs[command])
     check_one_line(result)
     assert sorted(tmp_path.iterdir()) == [tmp_path / path.rsplit(b"/", 1)[1].decode("utf-8", "surrogateescape")]
 
