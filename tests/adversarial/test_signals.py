@@ -115,11 +115,12 @@ def test_a_signal_during_an_export_removes_the_part_file(big_store: Path, tmp_pa
         assert list(out.iterdir()) == [], "the export left a file"
 
 
+@pytest.mark.parametrize("command", ["export", "context"])
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=lambda number: signal.Signals(number).name)
-def test_a_signal_during_an_export_to_stdout_ends_it_cleanly(big_store: Path, number: int) -> None:
+def test_a_signal_while_a_session_is_printed_ends_it_cleanly(big_store: Path, command: str, number: int) -> None:
     digest = sha256(big_store)
     process = subprocess.Popen(
-        [sys.executable, "-m", "zett_browser", "export", str(big_store), "--session", BIG_SESSION],
+        [sys.executable, "-m", "zett_browser", command, str(big_store), "--session", BIG_SESSION],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -127,7 +128,7 @@ def test_a_signal_during_an_export_to_stdout_ends_it_cleanly(big_store: Path, nu
     )
     try:
         assert process.stdout is not None
-        process.stdout.readline()  # the export has begun writing
+        assert process.stdout.readline()  # the session is being printed
         process.send_signal(number)
         _out, err = process.communicate(timeout=60)
     finally:
