@@ -7,7 +7,9 @@ up to date in the background unless ``--no-index``);
 ``--live`` a scripted conversation keeps being written and compacted while you watch.
 
 Bad input is one line on stderr and exit status 2, with nothing created: argparse's own
-errors too (:class:`OneLineParser`). The start-up check runs before Textual is even
+errors too (:class:`OneLineParser`), and any argument holding bytes that are not UTF-8
+(:func:`not_utf8`). SIGINT, SIGTERM and SIGHUP end a subcommand cleanly, with exit status
+130, 143 or 129 (:func:`run_subcommand`, :mod:`zett_browser.lifecycle`). The start-up check runs before Textual is even
 imported and the app is built only when it will run: for a SQLite file the start-up reader
 (:func:`zett_browser.launch.begin`) checks the store and goes on reading the first screen
 while Textual loads; when it cannot vouch for the store, :func:`open_store` and
