@@ -11,10 +11,14 @@ nothing beside the store (no ``-wal``/``-shm``), no ``.part`` file beside the ex
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import os
 import signal
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +26,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bigstore import BIG_SESSION, build
+from zett_browser.index.sync import _thread
+from zett_browser.lifecycle import COMMAND_SIGNALS, CommandInterrupted, run_async
 
 REPO = Path(__file__).resolve().parents[2]
 #: Messages in the one big session (exported) and in the store (indexed): the work takes
@@ -146,3 +152,60 @@ def test_a_signal_while_the_demo_writes_its_store_removes_it(tmp_path: Path, num
     assert result.returncode == 128 + number, (result.returncode, result.stderr[-2000:])
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr[-3000:]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_cancels_the_work_lets_its_clean_up_finish_and_restores_the_handlers() -> None:
+    """In this process: the first signal cancels the coroutine; a second one during its
+    clean-up does not cut that short; then CommandInterrupted carries 128 + the first."""
+    before = {number: signal.getsignal(number) for number in COMMAND_SIGNALS}
+    cleaned: list[str] = []
+
+    async def work() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(30)
+        finally:
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(0.1)  # the clean-up awaits: not cancelled again
+            cleaned.append("closed")
+
+    started = time.monotonic()
+    with pytest.raises(CommandInterrupted) as raised:
+        run_async(work())
+    assert raised.value.code == 143 and raised.value.number == signal.SIGTERM
+    assert cleaned == ["closed"]
+    assert time.monotonic() - started < 10
+    assert {number: signal.getsignal(number) for number in COMMAND_SIGNALS} == before
+
+
+def test_a_cancelled_index_call_waits_for_its_thread_and_interrupts_its_statement(tmp_path: Path) -> None:
+    """The segfault's cause, without a race: cancelled, ``asyncio.to_thread`` returned while
+    its thread was still inside SQLite, and the caller closed the connection under it."""
+    db = sqlite3.connect(tmp_path / "index.sqlite3", check_same_thread=False, isolation_level=None)
+    inside = threading.Event()
+    ended: list[str] = []
+
+    def endless(connection: sqlite3.Connection) -> None:
+        connection.create_function("mark", 0, inside.set)
+        try:  # runs until interrupted: a write that would take minutes
+            connection.execute(
+                "WITH RECURSIVE n(i) AS (SELECT mark() UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+            ).fetchone()
+        except sqlite3.OperationalError as error:
+            ended.append(str(error))
+
+    async def cancel_it() -> None:
+        task = asyncio.ensure_future(_thread(endless, db))
+        await asyncio.to_thread(inside.wait, 30)
+        task.cancel()
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert ended == ["interrupted"]  # the thread had returned before the caller went on
+        finally:
+            db.interrupt()  # (should it still run: the test ends either way)
+
+    try:
+        asyncio.run(asyncio.wait_for(cancel_it(), 30))
+    finally:
+        db.close()
