@@ -43,9 +43,9 @@ async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
                 print(_progress_line(progress), end="", file=sys.stderr, flush=True)
                 shown = True
     finally:
+        if shown:
+            print(file=sys.stderr)  # ends the progress line, also when a signal stopped the sync
         await index.storage.close()
-    if shown:
-        print(file=sys.stderr)
     return report
 
 
