@@ -21,8 +21,10 @@ what it created (an export's ``.part`` file); the process then ends with 128 + t
 signal's number (130, 143, 129) and no traceback. Outside the event loop (imports,
 argument parsing, the synchronous reads of the index after a sync) the signal raises
 :class:`CommandInterrupted`, a :class:`SystemExit`, which unwinds the same ``finally``
-blocks. KeyboardInterrupt is never raised: raised in the main thread while a worker thread
-was inside SQLite, it let the command close that connection under it (a segfault).
+blocks. Before, ctrl+c was a KeyboardInterrupt (a traceback after ``asyncio.run`` cancelled
+the work) and SIGTERM/SIGHUP killed the process, leaving the sidecars and an export's
+``.part`` file; the ctrl+c segfault was the index sync closing its connection while a
+cancelled write still ran in a thread (see ``zett_browser.index.sync._thread``).
 """
 
 from __future__ import annotations
