@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
+from tests.backends import Backend
 from tests.support import AGENT_RUN_ROOT, FIXTURES
 from zett_browser.__main__ import preflight
 from zett_browser.storage import NotZettStoreError, open_store
@@ -147,3 +149,21 @@ def test_a_store_without_session_type_is_still_accepted(tmp_path: Path) -> None:
     assert asyncio.run(preflight(open_store(store), None)) is None
     result = run("index", "--index-dir", str(tmp_path / "index"), str(store), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("backend", ["postgresql", "mysql"], indirect=True)
+def test_a_server_store_missing_a_column_is_named_at_open(tmp_path: Path, backend: Backend) -> None:
+    asyncio.run(backend.load_fixture("agent_run").close())
+    engine = backend.raw()
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("ALTER TABLE raw_messages DROP COLUMN tool_name"))
+    finally:
+        engine.dispose()
+    for command in ("browse", "index", "export"):
+        argv = commands(Path("STORE"), tmp_path / "index")[command]
+        argv = [backend.reader_target if value == "STORE" else value for value in argv]
+        result = run(*argv, cwd=tmp_path)
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        assert result.returncode == 2, (command, result.stderr[-2000:])
+        assert result.stderr.count("\n") == 1 and "raw_messages.tool_name" in result.stderr, result.stderr
