@@ -7,7 +7,9 @@ up to date in the background unless ``--no-index``);
 ``--live`` a scripted conversation keeps being written and compacted while you watch.
 
 Bad input is one line on stderr and exit status 2, with nothing created: argparse's own
-errors too (:class:`OneLineParser`). The start-up check runs before Textual is even
+errors too (:class:`OneLineParser`), and any argument holding bytes that are not UTF-8
+(:func:`not_utf8`). SIGINT, SIGTERM and SIGHUP end a subcommand cleanly, with exit status
+130, 143 or 129 (:func:`run_subcommand`, :mod:`zett_browser.lifecycle`). The start-up check runs before Textual is even
 imported and the app is built only when it will run: for a SQLite file the start-up reader
 (:func:`zett_browser.launch.begin`) checks the store and goes on reading the first screen
 while Textual loads; when it cannot vouch for the store, :func:`open_store` and
@@ -23,6 +25,7 @@ import argparse
 import asyncio
 import functools
 import importlib
+import os
 import re
 import shutil
 import sys
@@ -34,7 +37,14 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import StartupSignals, end_if_input_left_running, on_hangup_exit
+from .lifecycle import (
+    CommandInterrupted,
+    CommandSignals,
+    StartupSignals,
+    end_if_input_left_running,
+    on_hangup_exit,
+    run_async,
+)
 from .text import clean
 
 if TYPE_CHECKING:
@@ -240,12 +250,21 @@ def run_demo(argv: list[str]) -> int:
             await live.close()
 
     try:
+        # Until the app runs, a signal ends the demo cleanly: the store half written goes.
+        signals = CommandSignals().install()
         try:
-            asyncio.run(prepare())
+            run_async(prepare())
             storage = open_store(path)
         except (OSError, StoreError) as error:
             print(f"{PROG} demo: {one_line(error)}", file=sys.stderr)
             return 2
+        except CommandInterrupted as interrupted:
+            if directory is None:  # a path of the user's, new (demo_path_problem): ours to remove
+                for name in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+                    name.unlink(missing_ok=True)
+            return interrupted.number + 128
+        finally:
+            signals.restore()
         session = live.session_id if live is not None else None
         # A temporary demo keeps its index beside it (removed with it), not in the cache.
         # The live demo (a writer in this very process, folded on exit) is browsed without.
@@ -348,16 +367,59 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+#: Options whose value is only a file name for the file system: any bytes do.
+BYTES_OPTIONS = ("--output",)
+BYTES_PREFIXES = tuple(f"{option}=" for option in BYTES_OPTIONS)
+
+
+def not_utf8(arguments: list[str]) -> str | None:
+    """Why an argument cannot be used, when one holds bytes that are not UTF-8; else None.
+
+    Python hands such bytes over as lone surrogates (``surrogateescape``): no driver can
+    bind them, no terminal can print them, and no zett-agent id, store path or query holds
+    them. An export's ``--output`` file name is only ever given to the file system: it may.
+    """
+    for number, argument in enumerate(arguments, 1):
+        if number > 1 and arguments[number - 2] in BYTES_OPTIONS or argument.startswith(BYTES_PREFIXES):
+            continue
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = repr(os.fsencode(argument)[:60])
+            return f"argument {number} is not valid UTF-8 ({shown}); give ids, paths and queries as UTF-8 text"
+    return None
+
+
+def run_subcommand(name: str, argv: list[str]) -> int:
+    """Run one of :data:`SUBCOMMANDS`; a signal ends it cleanly with 128 + its number.
+
+    SIGINT, SIGTERM and SIGHUP are handled from before its module is imported
+    (:class:`CommandSignals`; on its event loop :func:`~zett_browser.lifecycle.run_async`
+    cancels the work instead). ``serve`` keeps its own handling.
+    """
+    module_name, function_name = SUBCOMMANDS[name]
+    signals = CommandSignals().install() if name != "serve" else None
+    try:
+        module = importlib.import_module(module_name, __package__)
+        command: Callable[[list[str]], int] = getattr(module, function_name)
+        return command(argv)
+    except CommandInterrupted as interrupted:
+        return interrupted.number + 128
+    finally:
+        if signals is not None:
+            signals.restore()
+
+
 def run_command(argv: list[str] | None) -> int:
     """What :func:`main` runs: the browser, the demo or a subcommand."""
     arguments = sys.argv[1:] if argv is None else argv
+    if (problem := not_utf8(arguments)) is not None:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return 2
     if arguments[:1] == ["demo"]:
         return run_demo(arguments[1:])
     if arguments and arguments[0] in SUBCOMMANDS:
-        module_name, function_name = SUBCOMMANDS[arguments[0]]
-        module = importlib.import_module(module_name, __package__)
-        command: Callable[[list[str]], int] = getattr(module, function_name)
-        return command(arguments[1:])
+        return run_subcommand(arguments[0], arguments[1:])
     parser = build_parser()
     args = parser.parse_args(arguments)
     if args.seq is not None and args.session is None:

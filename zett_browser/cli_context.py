@@ -11,7 +11,6 @@ and exit status 2. Nothing is written.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import sys
@@ -19,6 +18,7 @@ import sys
 from . import context, context_text
 from .__main__ import OneLineParser, bounded
 from .formatting import kind_name
+from .lifecycle import run_async
 from .model import RawMessageRecord
 from .storage import SQLSessionStorage, StoreError
 from .text import clean, one_line
@@ -83,7 +83,7 @@ def main_context(argv: list[str]) -> int:
             await storage.close()
 
     try:
-        asyncio.run(run())
+        run_async(run())
     except (StoreError, OSError, sqlite3.Error, context.ContextError) as error:
         print(f"zett-browser: {clean(one_line(error, 300))}", file=sys.stderr)
         return 2

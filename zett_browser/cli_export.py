@@ -11,7 +11,6 @@ stderr and exit status 2; the redaction count and what was written go to stderr.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from .__main__ import OneLineParser
 from .export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
 from .export.files import describe, export_file
+from .lifecycle import run_async
 from .storage import StoreError, open_store
 from .text import one_line
 
@@ -93,7 +93,7 @@ def main_export(argv: list[str]) -> int:
         print(f"{PROG}: {one_line(problem, 300)}", file=sys.stderr)
         return 2
     try:
-        report = asyncio.run(export_to(args.store, args.session, options, args.output, force=args.force))
+        report = run_async(export_to(args.store, args.session, options, args.output, force=args.force))
     except BrokenPipeError:
         # The reader of stdout stopped (``| head``): not an error of the export.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

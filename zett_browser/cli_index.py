@@ -10,7 +10,6 @@ on stderr and exit status 2, like the rest of the command line.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sqlite3
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from .__main__ import OneLineParser, index_dir
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
 from .index.query import HELP
 from .index.sync import BATCH
+from .lifecycle import run_async
 from .storage import SQLSessionStorage, StoreError
 from .text import clean, one_line, safe_json
 
@@ -43,9 +43,9 @@ async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
                 print(_progress_line(progress), end="", file=sys.stderr, flush=True)
                 shown = True
     finally:
+        if shown:
+            print(file=sys.stderr)  # ends the progress line, also when a signal stopped the sync
         await index.storage.close()
-    if shown:
-        print(file=sys.stderr)
     return report
 
 
@@ -65,7 +65,7 @@ def main_index(argv: list[str]) -> int:
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
-        report = asyncio.run(_sync(index, rebuild=args.rebuild, show=True))
+        report = run_async(_sync(index, rebuild=args.rebuild, show=True))
     except (StoreError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
@@ -127,7 +127,7 @@ def main_search(argv: list[str]) -> int:
         parse(query_text)
         storage = SQLSessionStorage.open_for_browsing(store)
         index = SideIndex(storage, args.index_dir)
-        asyncio.run(_sync(index, rebuild=False, show=False))
+        run_async(_sync(index, rebuild=False, show=False))
         _print_hits(Searcher(index.path), query_text, args.limit, args.json)
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)

@@ -11,7 +11,6 @@ and exit status 2.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import sys
@@ -25,6 +24,7 @@ from .__main__ import OneLineParser, index_dir
 from .cli_index import DIR_HELP, STORE_HELP, _sync
 from .index import SideIndex, pricing
 from .index.usage import ReportRow, complete, index_prices_date, read_usage, report
+from .lifecycle import run_async
 from .model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from .storage import SQLSessionStorage, StoreError
 from .text import one_line
@@ -249,7 +249,7 @@ def main_usage(argv: list[str]) -> int:
             raise UsageError("--since does not apply to --session (its totals cover the whole session)")
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
-        synced = asyncio.run(_sync(index, rebuild=False, show=True))
+        synced = run_async(_sync(index, rebuild=False, show=True))
         if synced.skipped or not complete(index.path):
             print("zett-browser: another process is updating the index; figures may be incomplete", file=sys.stderr)
         if args.session is not None:

@@ -12,6 +12,19 @@ Textual loads), so :class:`StartupSignals` covers the time before the app's hand
 installed: a signal while the command line is still loading ends it through its ``finally``
 blocks (which close the reader and remove its sidecars); one after ``app.run()`` began is
 kept and honoured as soon as :func:`install_exit_signals` runs.
+
+The other subcommands (``index``, ``search``, ``usage``, ``export``, ``context``) get the
+same end from :class:`CommandSignals` and :func:`run_async`: SIGINT (ctrl+c), SIGTERM and
+SIGHUP cancel the command's coroutine, whose ``finally`` blocks stop the work in flight,
+close the store (its in-flight calls drained, its ``-wal``/``-shm`` removed) and remove
+what it created (an export's ``.part`` file); the process then ends with 128 + the
+signal's number (130, 143, 129) and no traceback. Outside the event loop (imports,
+argument parsing, the synchronous reads of the index after a sync) the signal raises
+:class:`CommandInterrupted`, a :class:`SystemExit`, which unwinds the same ``finally``
+blocks. Before, ctrl+c was a KeyboardInterrupt (a traceback after ``asyncio.run`` cancelled
+the work) and SIGTERM/SIGHUP killed the process, leaving the sidecars and an export's
+``.part`` file; the ctrl+c segfault was the index sync closing its connection while a
+cancelled write still ran in a thread (see ``zett_browser.index.sync._thread``).
 """
 
 from __future__ import annotations
@@ -21,10 +34,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+T = TypeVar("T")
+
+#: The signals that end a subcommand early, cleanly (its clean-up runs, then exit 128 + number).
+COMMAND_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 #: The signals that end the app gracefully (SIGINT stays Textual's: ctrl+c is a key).
 EXIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 #: The terminal went away (window closed, SSH dropped, tmux server killed).
@@ -155,3 +172,96 @@ def _end_now(code: int) -> None:
         except (OSError, ValueError):
             pass
     os._exit(code)
+
+
+class CommandInterrupted(SystemExit):
+    """A signal ended a subcommand: its exit status is 128 + the signal's number.
+
+    A :class:`SystemExit`, so ``except Exception`` never swallows it and, should it escape,
+    the interpreter ends with that status and prints no traceback.
+    """
+
+    def __init__(self, number: int) -> None:
+        super().__init__(128 + number)
+        self.number = number
+
+
+class CommandSignals:
+    """SIGINT, SIGTERM and SIGHUP while a subcommand runs: each raises :class:`CommandInterrupted`.
+
+    Inside :func:`run_async` the event loop's own handlers take over (they cancel the
+    command's coroutine instead); these are put back when it returns.
+    """
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> CommandSignals:
+        """Handle the signals from now on (main thread only; elsewhere nothing changes)."""
+        for number in COMMAND_SIGNALS:
+            try:
+                self._previous[number] = signal.signal(number, _interrupt)
+            except (ValueError, OSError):
+                continue
+        return self
+
+    def restore(self) -> None:
+        """Put back the handlers there were before :meth:`install`."""
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)
+        self._previous.clear()
+
+
+def _interrupt(number: int, _frame: FrameType | None) -> None:
+    raise CommandInterrupted(number)
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)``, ended cleanly by SIGINT, SIGTERM or SIGHUP.
+
+    The first of them cancels ``main``: its ``finally`` blocks run on the loop as usual
+    (they stop the work in flight and close the storage, which waits for its calls still in
+    a driver's thread). Once the loop is closed, :class:`CommandInterrupted` is raised. A
+    second signal during that clean-up is ignored: cancelling the clean-up itself would
+    leave connections open and their files behind. Outside the main thread this is plain
+    ``asyncio.run``.
+    """
+    received: list[int] = []
+
+    async def guarded() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def on_signal(number: int) -> None:
+            if not received:
+                received.append(number)
+                task.cancel()
+
+        previous = {number: signal.getsignal(number) for number in COMMAND_SIGNALS}
+        installed = []
+        for number in COMMAND_SIGNALS:
+            try:
+                loop.add_signal_handler(number, on_signal, number)
+            except (NotImplementedError, RuntimeError, ValueError):
+                continue
+            installed.append(number)
+        try:
+            return await main
+        finally:
+            for number in installed:
+                loop.remove_signal_handler(number)  # puts back SIG_DFL, not what was there
+                if previous[number] is not None:
+                    signal.signal(number, previous[number])
+
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(main)
+    try:
+        result = asyncio.run(guarded())
+    except BaseException:
+        if received:
+            raise CommandInterrupted(received[0]) from None  # whatever the cancel made of the work
+        raise
+    if received:
+        raise CommandInterrupted(received[0])  # the work ended anyway (it caught the cancel)
+    return result

@@ -25,11 +25,11 @@ import errno
 import json
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..safefiles import UnsafePath, WriteFailed, describe_os_error, read_only
 from ..storage import SQLSessionStorage, scan
@@ -37,6 +37,8 @@ from . import db as index_db
 from . import pricing
 from .extract import Doc
 from .writer import prepare_raw, set_meta, write_docs, write_raw, write_sessions, write_snapshots
+
+T = TypeVar("T")
 
 #: Rows read from the store and written to the index per batch.
 BATCH = 2000
@@ -121,9 +123,9 @@ class SideIndex:
         started = time.monotonic()
         directory = self.path.parent
         try:
-            await asyncio.to_thread(self._prepare)
+            await _thread(self._prepare)
             lock = index_db.SyncLock(self.path, self.storage.path)
-            if not await asyncio.to_thread(lock.acquire):
+            if not await _thread(lock.acquire):
                 yield Progress(0, 0, started, "skipped", SyncReport(skipped=True, reason="another process is syncing"))
                 return
         except OSError as error:
@@ -136,14 +138,14 @@ class SideIndex:
             if failed is error:
                 raise
             if _disk_full(error):  # the partial index would keep the disk full for every later run
-                await asyncio.to_thread(index_db.remove, self.path)
+                await _thread(index_db.remove, self.path)
             raise failed from None
         finally:
             lock.release()
 
     async def _locked(self, started: float, *, rebuild: bool) -> AsyncIterator[Progress]:
         """The sync itself, with the lock held."""
-        db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity, self.storage.path)
+        db = await _thread(index_db.open_checked, self.path, self.identity, self.storage.path)
         try:
             report = SyncReport()
             reason = "rebuild asked for" if rebuild else await self._distrust(db)
@@ -152,25 +154,25 @@ class SideIndex:
                     yield progress
                 reason = report.reason if report.rebuilt else None
             if reason is not None:
-                await asyncio.to_thread(db.close)  # may checkpoint a killed build's WAL
-                await asyncio.to_thread(index_db.remove, self.path)
-                db = await asyncio.to_thread(index_db.open_checked, self.path, self.identity, self.storage.path)
+                await _thread(db.close)  # may checkpoint a killed build's WAL
+                await _thread(index_db.remove, self.path)
+                db = await _thread(index_db.open_checked, self.path, self.identity, self.storage.path)
                 report = SyncReport(rebuilt=True, reason=reason)
                 async for progress in self._full(db, report, started):
                     yield progress
             report.seconds = time.monotonic() - started
             yield Progress(report.messages, report.messages, started, "done", report)
         finally:
-            await asyncio.to_thread(db.close)  # closing may checkpoint: not on the event loop
+            await _thread(db.close)  # closing may checkpoint: not on the event loop
 
     async def _distrust(self, db: sqlite3.Connection) -> str | None:
         """Why the index cannot be updated incrementally, or None."""
-        meta = await asyncio.to_thread(index_db.read_meta, db)
+        meta = await _thread(index_db.read_meta, db)
         if meta.get("state") != "complete":
             return "first build" if not meta else "an earlier build did not finish"
         if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
             return "the store file was replaced"
-        counter = await asyncio.to_thread(index_db.store_counter, self.storage.path)
+        counter = await _thread(index_db.store_counter, self.storage.path)
         if counter is not None and counter < _int(_json(meta.get("counter"))):
             return "the store was replaced in place by an older copy"
         anchors = [tuple(map(str, item)) for item in _json(meta.get("anchors")) or [] if isinstance(item, list)]
@@ -181,7 +183,7 @@ class SideIndex:
         if meta.get("prices") != pricing.table_version():
             return "the price table changed"  # costs are computed when rows are indexed
         census = await scan.census(self.storage)
-        indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM sessions").fetchone()[0]))
+        indexed = await _thread(lambda: int(db.execute("SELECT count(*) FROM sessions").fetchone()[0]))
         if census.sessions < indexed:
             return "sessions vanished from the store"
         return None
@@ -192,18 +194,18 @@ class SideIndex:
         # crash rebuild it), so it skips the fsyncs and checkpoints less often (FTS merges
         # rewrite the same pages many times); _finish restores both.
         for pragma in ("synchronous=OFF", "wal_autocheckpoint=8000", "cache_size=-32768"):
-            await asyncio.to_thread(db.execute, f"PRAGMA {pragma}")
-        await asyncio.to_thread(
+            await _thread(db.execute, f"PRAGMA {pragma}")
+        await _thread(
             set_meta,
             db,
             {"schema": index_db.SCHEMA_VERSION, "identity": self.identity, "state": "building", "problems": "0"}
-            | await asyncio.to_thread(pricing.table_meta),
+            | await _thread(pricing.table_meta),
         )
         sessions = await scan.active_sessions(self.storage, None)
         limits = {str(row["id"]): _int(row["last_sequence"]) for row in sessions}
         total = sum(limits.values()) + await scan.all_snapshot_count(self.storage)
         for start in range(0, len(sessions), 500):
-            await asyncio.to_thread(write_sessions, db, sessions[start : start + 500])
+            await _thread(write_sessions, db, sessions[start : start + 500])
         report.sessions = len(sessions)
         done = 0
         async for written, read in self._pipeline(db, limits):
@@ -216,7 +218,7 @@ class SideIndex:
             if not snapshots:
                 break
             snapshot_after = str(snapshots[-1]["id"])
-            report.snapshots += await asyncio.to_thread(write_snapshots, db, snapshots)
+            report.snapshots += await _thread(write_snapshots, db, snapshots)
             done += len(snapshots)
             yield Progress(done, max(total, done), started, "snapshots")
         latest = max((row["updated_at"] for row in sessions if isinstance(row["updated_at"], datetime)), default=None)
@@ -237,14 +239,14 @@ class SideIndex:
             return await scan.raw_scan(self.storage, after, BATCH)
 
         async def prepare(rows: list[Mapping[str, Any]]) -> list[Doc]:
-            return await asyncio.to_thread(prepare_raw, rows, limits) if rows else []
+            return await _thread(prepare_raw, rows, limits) if rows else []
 
         first = await read(None)
         docs, upcoming = await _all(prepare(first), read(first))
         count = len(first)
         while count:
             written, following_docs, following = await _all(
-                asyncio.to_thread(write_docs, db, docs), prepare(upcoming), read(upcoming)
+                _thread(write_docs, db, docs), prepare(upcoming), read(upcoming)
             )
             yield written, count
             docs, count, upcoming = following_docs, len(upcoming), following
@@ -255,22 +257,22 @@ class SideIndex:
         # The checkpoint runs here, in a worker thread: left to close(), on the event loop,
         # copying up to 8,000 WAL pages back held the loop for 200+ ms after a full build.
         for pragma in ("synchronous=NORMAL", "wal_autocheckpoint=1000", "wal_checkpoint(PASSIVE)"):
-            await asyncio.to_thread(lambda statement: db.execute(statement).fetchall(), f"PRAGMA {pragma}")
+            await _thread(lambda statement: db.execute(statement).fetchall(), f"PRAGMA {pragma}")
         anchors = await scan.raw_anchors(self.storage)
-        counter = await asyncio.to_thread(index_db.store_counter, self.storage.path)
+        counter = await _thread(index_db.store_counter, self.storage.path)
         values = {"state": "complete", "fingerprint": fingerprint, "anchors": json.dumps(anchors)}
         values["counter"] = json.dumps(counter)
         if latest is not None:
             values["high_water"] = latest.isoformat()
-        await asyncio.to_thread(set_meta, db, values)
-        meta = await asyncio.to_thread(index_db.read_meta, db)
+        await _thread(set_meta, db, values)
+        meta = await _thread(index_db.read_meta, db)
         report.problems = int(meta.get("problems", "0") or 0)
 
     async def _incremental(self, db: sqlite3.Connection, report: SyncReport, started: float) -> AsyncIterator[Progress]:
-        meta = await asyncio.to_thread(index_db.read_meta, db)
+        meta = await _thread(index_db.read_meta, db)
         since = _parse_time(meta.get("high_water"))
         active = await scan.active_sessions(self.storage, since - MARGIN if since is not None else None)
-        known = await asyncio.to_thread(_indexed_sessions, db, [str(row["id"]) for row in active])
+        known = await _thread(_indexed_sessions, db, [str(row["id"]) for row in active])
         indexed = {session_id: last for session_id, (last, _) in known.items()}
         moved = []
         for row in active:
@@ -290,7 +292,7 @@ class SideIndex:
             if report.snapshots or "anchors" not in meta:  # an index made before anchors gets them now
                 await self._finish(db, report, since, index_db.store_fingerprint(self.storage.path))
             return
-        await asyncio.to_thread(write_sessions, db, moved)
+        await _thread(write_sessions, db, moved)
         total = sum(_int(row["last_sequence"]) - indexed.get(str(row["id"]), 0) for row in moved)
         for row in moved:
             session_id = str(row["id"])
@@ -300,7 +302,7 @@ class SideIndex:
                 if not rows:
                     break
                 after = int(rows[-1]["sequence"])
-                report.messages += await asyncio.to_thread(write_raw, db, rows, None)
+                report.messages += await _thread(write_raw, db, rows, None)
                 yield Progress(report.messages, max(total, report.messages), started, "messages")
         report.sessions = len(moved)
         latest = max((row["updated_at"] for row in active if isinstance(row["updated_at"], datetime)), default=since)
@@ -312,19 +314,46 @@ class SideIndex:
         A snapshot does not move its session's activity, so they are followed by id
         (time-ordered UUID7s); the count check catches ids that arrived out of order.
         """
-        last = await asyncio.to_thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
+        last = await _thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
         after = str(last) if last is not None else None
         while rows := await scan.snapshot_scan(self.storage, after, BATCH):
             after = str(rows[-1]["id"])
-            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+            report.snapshots += await _thread(write_snapshots, db, rows)
         stored = await scan.all_snapshot_count(self.storage)
-        indexed = await asyncio.to_thread(lambda: int(db.execute("SELECT count(*) FROM snapshots").fetchone()[0]))
+        indexed = await _thread(lambda: int(db.execute("SELECT count(*) FROM snapshots").fetchone()[0]))
         if stored == indexed:
             return
         after = None
         while rows := await scan.snapshot_scan(self.storage, after, BATCH):
             after = str(rows[-1]["id"])
-            report.snapshots += await asyncio.to_thread(write_snapshots, db, rows)
+            report.snapshots += await _thread(write_snapshots, db, rows)
+
+
+async def _thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``asyncio.to_thread(call, ...)`` that a cancelled caller still waits for.
+
+    ``to_thread``'s future is cancelled at once while its thread runs on. Cancelled by a
+    signal (ctrl+c during ``index``), the sync then closed the index connection in its
+    ``finally`` while a write was still inside SQLite (FTS5) in that thread: a segfault.
+    Here a cancel interrupts the index connection's statement in flight (the ``db``
+    argument, when the call uses one: its transaction rolls back), waits until the thread
+    has returned, and only then goes on as cancelled.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(call, *args, **kwargs))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        for value in args:  # not a bound db.close: its checkpoint must not be cut short
+            if isinstance(value, sqlite3.Connection):
+                value.interrupt()
+        while not future.done():
+            try:
+                await asyncio.wait([future])
+            except asyncio.CancelledError:
+                continue  # cancelled again: the thread must still end before anyone goes on
+        if not future.cancelled():
+            future.exception()  # retrieved: the cancel is what the caller gets
+        raise
 
 
 async def _all(*steps: Awaitable[Any]) -> list[Any]:

@@ -156,8 +156,10 @@ def create_server_engine(url: URL, *, read_only: bool = True) -> AsyncEngine:
             options.append(f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}")
             options.append("-c default_transaction_read_only=on")
             connect_args["options"] = " ".join(options)
-    elif driver == "aiomysql" and "connect_timeout" not in given:
-        connect_args = {"connect_timeout": CONNECT_TIMEOUT_S}
+    elif driver == "aiomysql":
+        _check_mysql_charset(url, given.get("charset"))
+        if "connect_timeout" not in given:
+            connect_args = {"connect_timeout": CONNECT_TIMEOUT_S}
     elif driver == "asyncpg":
         connect_args = {"timeout": CONNECT_TIMEOUT_S}
         if read_only:
@@ -202,6 +204,23 @@ def create_server_engine(url: URL, *, read_only: bool = True) -> AsyncEngine:
 
         event.listen(engine.sync_engine, "connect", on_connect)
     return engine
+
+
+def _check_mysql_charset(url: URL, charset: str | tuple[str, ...] | None) -> None:
+    """Refuse a ``?charset=`` aiomysql does not know: it would fail every connect with an
+    ``AttributeError`` (and a second traceback when the half-built connection is collected)."""
+    if charset is None:
+        return
+    try:
+        from pymysql.charset import charset_by_name  # type: ignore[import-untyped]  # aiomysql's own table
+    except ImportError:
+        return  # no aiomysql either: creating the engine says which extra to install
+
+    name = charset if isinstance(charset, str) else ",".join(charset)
+    if charset_by_name(name) is None:
+        target = Target(None, url)
+        shown = clean(scrub(name, target.secrets))[:60]
+        raise StoreError(f"Invalid connection option in {target.display()}: unknown MySQL character set {shown!r}")
 
 
 #: PostgreSQL SQLSTATE classes and MySQL error numbers the browser explains.

@@ -16,7 +16,8 @@ decoding, only regular files); rows become records through the storage's own
 conversions (:mod:`.convert`, :mod:`.shaping`). Where the reader cannot be sure, a
 future's result is :data:`DECLINED` and the caller asks the storage itself: a message
 the strict decoder (:mod:`.fastdecode`) will not vouch for, a schema other than the one
-the statements were generated for, text that was not UTF-8 as an argument, any SQLite
+the statements were generated for (a missing column too: the storage's schema check then
+names it), text that was not UTF-8 as an argument, any SQLite
 error (a locked store: the storage retries, this reader does not).
 
 :meth:`QuickStart.preflight` answers early (before the page reads) whether the store is
@@ -45,7 +46,7 @@ from .fastdecode import decode_fast
 from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
 from .sidecars import SidecarGuard
 from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
-from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_TABLES, STATEMENTS, VERSIONS_PAGE
+from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES, STATEMENTS, VERSIONS_PAGE
 
 Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]
@@ -212,8 +213,10 @@ class QuickStart(Handout):
         tables = {row[0] for row in connection.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
         if not set(REQUIRED_TABLES) <= tables:
             raise _Stop
-        for table in {table for table, _ in (*NOT_NULL, *NEEDS_COLUMNS)}:
+        for table in {table for table, _ in (*REQUIRED_COLUMNS, *NOT_NULL, *NEEDS_COLUMNS)}:
             columns = {row[1]: row[3] for row in connection.execute(f'PRAGMA main.table_info("{table}")')}
+            if any(t == table and c not in columns for t, c in REQUIRED_COLUMNS):
+                raise _Stop  # the storage's preflight names the missing column
             if any(t == table and columns.get(c) != 1 for t, c in NOT_NULL):
                 raise _Stop
             if any(t == table and c not in columns for t, c in NEEDS_COLUMNS):

@@ -99,13 +99,17 @@ async def active_sessions(storage: SessionStorageCore, since: datetime | None) -
         .correlate(sessions_t)
         .scalar_subquery()
     )
-    statement = select(*storage._session_columns(), last_sequence.label("last_sequence")).order_by(
-        sessions_t.c.updated_at, sessions_t.c.id
-    )
-    if since is not None:
-        statement = statement.where(sessions_t.c.updated_at >= since.replace(tzinfo=None))
 
-    return await storage._read(lambda connection: _dicts(connection, statement))
+    async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
+        # Built here, after the schema check: a store older than session_type reads it as 0.
+        statement = select(*storage._session_columns(), last_sequence.label("last_sequence")).order_by(
+            sessions_t.c.updated_at, sessions_t.c.id
+        )
+        if since is not None:
+            statement = statement.where(sessions_t.c.updated_at >= since.replace(tzinfo=None))
+        return await _dicts(connection, statement)
+
+    return await storage._read(work)
 
 
 async def raw_after(

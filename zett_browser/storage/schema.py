@@ -78,6 +78,22 @@ session_snapshots = Table(
 
 #: Tables a store must have to be a zett-agent store.
 REQUIRED_TABLES = ("agent_sessions", "raw_messages", "session_snapshots")
+#: Columns a store may lack: older zett-agent stores have no ``session_type`` (read as 0).
+OPTIONAL_COLUMNS = (("agent_sessions", "session_type"),)
+#: Columns a browsed store must have, (table, column): every other column zett-agent
+#: declares; the queries read them all. Columns the store has besides (a newer zett-agent)
+#: are never read and do not matter.
+REQUIRED_COLUMNS = tuple(
+    (table.name, column.name)
+    for table in metadata.sorted_tables
+    for column in table.columns
+    if (table.name, column.name) not in OPTIONAL_COLUMNS
+)
+
+
+def missing_columns(present: dict[str, set[str]]) -> list[str]:
+    """``table.column`` of each required column missing from ``present`` (table -> its columns)."""
+    return [f"{table}.{column}" for table, column in REQUIRED_COLUMNS if column not in present.get(table, set())]
 
 
 def create_missing(connection: Connection) -> None:

@@ -14,9 +14,11 @@ from typing import Any
 
 #: The page size of ``all_snapshot_versions``.
 VERSIONS_PAGE = 1000
-#: Tables the storage requires (its schema check), columns it needs, and sort keys the
-#: statements were generated NOT NULL for (a nullable one adds a NULL band: other SQL).
+#: Tables and columns the storage requires (its schema check), columns these statements
+#: need besides, and sort keys they were generated NOT NULL for (a nullable one adds a
+#: NULL band: other SQL).
 REQUIRED_TABLES = ('agent_sessions', 'raw_messages', 'session_snapshots')
+REQUIRED_COLUMNS = (('agent_sessions', 'id'), ('agent_sessions', 'parent_session_id'), ('agent_sessions', 'title'), ('agent_sessions', 'agent_name'), ('agent_sessions', 'created_at'), ('agent_sessions', 'updated_at'), ('raw_messages', 'id'), ('raw_messages', 'session_id'), ('raw_messages', 'request_id'), ('raw_messages', 'sequence'), ('raw_messages', 'role'), ('raw_messages', 'content'), ('raw_messages', 'tool_name'), ('raw_messages', 'message_json'), ('raw_messages', 'metadata_json'), ('raw_messages', 'tags_json'), ('raw_messages', 'started_at'), ('raw_messages', 'completed_at'), ('raw_messages', 'duration_ns'), ('raw_messages', 'reasoning_started_at'), ('raw_messages', 'reasoning_completed_at'), ('raw_messages', 'reasoning_duration_ns'), ('raw_messages', 'content_started_at'), ('raw_messages', 'content_completed_at'), ('raw_messages', 'content_duration_ns'), ('raw_messages', 'input_tokens'), ('raw_messages', 'output_tokens'), ('raw_messages', 'cache_read_tokens'), ('raw_messages', 'cache_write_tokens'), ('raw_messages', 'reasoning_tokens'), ('raw_messages', 'created_at'), ('raw_messages', 'updated_at'), ('session_snapshots', 'id'), ('session_snapshots', 'session_id'), ('session_snapshots', 'version'), ('session_snapshots', 'compacted_through_sequence'), ('session_snapshots', 'message_json'), ('session_snapshots', 'created_at'), ('session_snapshots', 'updated_at'))
 NEEDS_COLUMNS = (('agent_sessions', 'session_type'),)
 NOT_NULL = (('agent_sessions', 'updated_at'), ('raw_messages', 'sequence'))
 
