@@ -217,13 +217,8 @@ class SessionStorageCore:
         present = {
             name: {str(column["name"]) for column in inspector.get_columns(name)} for name in schema.REQUIRED_TABLES
         }
-        if lacking := schema.missing_columns(present):
-            # An older or newer zett-agent's schema: said at open, not by every page failing.
-            shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
-            raise NotZettStoreError(
-                f"{self.display_name} is not a zett-agent store this zett-browser can read: "
-                f"it lacks the column{'s' if len(lacking) > 1 else ''} {shown}"
-            )
+        if lacking := schema.lacking_columns(present):  # said at open, not by every page failing
+            raise NotZettStoreError(f"{self.display_name} is not a zett-agent store zett-browser can read: {lacking}")
         # Sort keys the store declares NOT NULL cannot be NULL (SQLite enforces it), so the
         # keyset pages skip their NULL band: one statement a page instead of two.
         self._nullable = {

@@ -96,6 +96,15 @@ def missing_columns(present: dict[str, set[str]]) -> list[str]:
     return [f"{table}.{column}" for table, column in REQUIRED_COLUMNS if column not in present.get(table, set())]
 
 
+def lacking_columns(present: dict[str, set[str]]) -> str | None:
+    """What a store whose tables hold ``present`` lacks, said for a person (None: nothing)."""
+    lacking = missing_columns(present)
+    if not lacking:
+        return None
+    shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
+    return f"it lacks the column{'s' if len(lacking) > 1 else ''} {shown}"
+
+
 def create_missing(connection: Connection) -> None:
     """Create missing tables, columns and indexes, as zett-agent's first call does
     (the explicit write path only)."""
