@@ -18,8 +18,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.records import RawMessageRecord
-from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
+from .columns import RAW_COLUMNS, SNAPSHOT_COLUMNS, raw_t, sessions_t, snapshots_t
+from .core import SessionStorageCore
 from .rows import record_from_row, summary_from_row
+from .sessions import context_snapshot, message_count, session_row, summary
 from .validation import session_type_code
 
 if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
@@ -65,7 +67,7 @@ class DocumentedReads(SessionStorageCore):
             result = await connection.execute(statement)
             return [record_from_row(row) for row in result.mappings()]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def list_sessions(
         self,
@@ -92,19 +94,19 @@ class DocumentedReads(SessionStorageCore):
             # Built here, after the schema check: old stores lack session_type.
             page = select(sessions_t.c.id, sessions_t.c.updated_at)
             if codes is not None:
-                page = page.where(self._session_type.in_(codes))
+                page = page.where(self.reader.session_type.in_(codes))
             page_sq = (
                 page.order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc()).offset(offset).limit(limit)
             ).subquery("page")
             statement = (
-                select(*self._session_columns(), self._message_count().label("message_count"))
+                select(*self.reader.session_columns(), message_count().label("message_count"))
                 .join_from(sessions_t, page_sq, page_sq.c.id == sessions_t.c.id)
                 .order_by(sessions_t.c.updated_at.desc(), sessions_t.c.id.desc())
             )
             result = await connection.execute(statement)
             return [summary_from_row(row) for row in result.mappings()]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def count_messages(self, session_id: str) -> int:
         """Count a session's Raw Log messages without decoding them."""
@@ -113,11 +115,11 @@ class DocumentedReads(SessionStorageCore):
             value = await connection.scalar(select(func.count()).where(raw_t.c.session_id == session_id))
             return int(value or 0)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def get_session(self, session_id: str) -> SessionSummary | None:
         """Return one session's stored fields and message count, or None."""
-        return await self._read(lambda connection: self._summary(connection, session_id))
+        return await self.reader.run(lambda connection: summary(self.reader, connection, session_id))
 
     async def load(self, session_id: str) -> SessionView:
         """Restore the latest checkpoint and the original messages after its boundary.
@@ -129,7 +131,7 @@ class DocumentedReads(SessionStorageCore):
         """
 
         async def work(connection: AsyncConnection) -> SessionView:
-            session_row = await self._session_row(connection, session_id)
+            stored = await session_row(self.reader, connection, session_id)
             snapshot_row = (
                 (
                     await connection.execute(
@@ -142,7 +144,7 @@ class DocumentedReads(SessionStorageCore):
                 .mappings()
                 .first()
             )
-            snapshot = self._snapshot(snapshot_row) if snapshot_row is not None else None
+            snapshot = context_snapshot(snapshot_row) if snapshot_row is not None else None
             boundary = snapshot.compacted_through_sequence if snapshot is not None else 0
             rows = await connection.execute(
                 select(*RAW_COLUMNS)
@@ -150,10 +152,10 @@ class DocumentedReads(SessionStorageCore):
                 .order_by(raw_t.c.sequence)
             )
             values: dict[str, Any] = {
-                "parent_session_id": session_row["parent_session_id"] if session_row else None,
-                "session_type": session_row["session_type"] if session_row else 0,
-                "title": session_row["title"] if session_row else None,
-                "agent_name": session_row["agent_name"] if session_row else None,
+                "parent_session_id": stored["parent_session_id"] if stored else None,
+                "session_type": stored["session_type"] if stored else 0,
+                "title": stored["title"] if stored else None,
+                "agent_name": stored["agent_name"] if stored else None,
                 "snapshot": snapshot,
                 "raw_tail": [record_from_row(row) for row in rows.mappings()],
             }
@@ -164,7 +166,7 @@ class DocumentedReads(SessionStorageCore):
             except ValueError:
                 return SessionView.model_construct(**values)
 
-        return await self._read(work, consistent=True)
+        return await self.reader.run(work, consistent=True)
 
 
 __all__ = ["DocumentedReads"]

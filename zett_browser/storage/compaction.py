@@ -25,7 +25,8 @@ from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.messages import CompactedMessage
 from ..model.records import SnapshotInfo
 from .codec import decode_message_leniently
-from .core import SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, read_column, snapshots_t
+from .columns import SNAPSHOT_COLUMNS, raw_t, read_column, snapshots_t
+from .core import SessionStorageCore
 from .rows import snapshot_info_from_row
 from .shaping import meta_from_row
 
@@ -82,7 +83,7 @@ class CompactionQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> list[SnapshotMeta]:
             return [meta_from_row(row) for row in (await connection.execute(statement)).mappings()]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
         """Every version's metadata, read in keyset pages of ``page``."""
@@ -110,7 +111,7 @@ class CompactionQueries(SessionStorageCore):
             row = (await connection.execute(statement)).mappings().first()
             return snapshot_info_from_row(row) if row is not None else None
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def ledger_facts(
         self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
@@ -130,7 +131,7 @@ class CompactionQueries(SessionStorageCore):
                 previous = meta.compacted_through_sequence
             return facts
 
-        return await self._read(work, consistent=True)
+        return await self.reader.run(work, consistent=True)
 
     async def _facts(
         self, connection: AsyncConnection, session_id: str, meta: SnapshotMeta, previous: int
@@ -228,7 +229,7 @@ class CompactionQueries(SessionStorageCore):
                 for r in (await connection.execute(statement)).all()
             ]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
         """The plain text of the rows in ``(after_sequence, through_sequence]``, bounded.
@@ -255,7 +256,7 @@ class CompactionQueries(SessionStorageCore):
             text = "\n".join(str(r[1] or "") for r in rows)
             return RangeText(after_sequence, through_sequence, len(rows), text, truncated)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
 
 __all__ = ["AFTER_LOOKAHEAD", "CompactionQueries"]

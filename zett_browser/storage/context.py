@@ -16,9 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.context import ContextRow
-from .core import snapshots_t
+from .columns import RAW_COLUMNS, snapshots_t
 from .keyset import bind
 from .rawlog import RawLogQueries
+from .rawpages import raw_keyset, raw_position
 from .rows import record_from_row
 
 
@@ -49,8 +50,10 @@ class ContextQueries(RawLogQueries):
             raise ValueError("limit must be positive")
 
         async def work(connection: AsyncConnection) -> list[ContextRow]:
-            after = await self._raw_position(connection, session_id, after_sequence, after_id)
-            rows = await self._raw_rows(connection, session_id, after, descending=False, limit=limit)
+            after = await raw_position(connection, session_id, after_sequence, after_id)
+            rows = await raw_keyset(
+                self.reader, connection, RAW_COLUMNS, session_id, after, descending=False, limit=limit
+            )
             page = []
             for row in rows:
                 record = record_from_row(row)
@@ -59,7 +62,7 @@ class ContextQueries(RawLogQueries):
                 page.append(ContextRow(record=record, envelope=_text(row["message_json"])))
             return page
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         """The stored ``message_json`` of one snapshot version, or None when absent."""
@@ -70,7 +73,7 @@ class ContextQueries(RawLogQueries):
         async def work(connection: AsyncConnection) -> str | None:
             return _text((await connection.execute(statement)).scalar())
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
 
 __all__ = ["ContextQueries"]

@@ -11,7 +11,6 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
-from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -22,8 +21,10 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import GenericFunction, char_length
 
 from ..model.records import RawLogBounds, RawMessageRecord, SessionTotals, SnapshotInfo
-from .core import RAW_COLUMNS, SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, sessions_t, snapshots_t
-from .keyset import Position, bind, keyset_rows
+from .columns import RAW_COLUMNS, SNAPSHOT_COLUMNS, raw_t, sessions_t, snapshots_t
+from .core import SessionStorageCore
+from .keyset import bind
+from .rawpages import raw_keyset, raw_position
 from .rows import RawValue, StoredDateTime, record_from_row, snapshot_info_from_row
 from .shaping import as_int, bounds_from_row
 
@@ -68,7 +69,7 @@ class RawLogQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> list[SnapshotInfo]:
             return [snapshot_info_from_row(row) for row in (await connection.execute(statement)).mappings()]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
         """How many snapshot versions a session has and the newest id: a cheap change check.
@@ -82,7 +83,7 @@ class RawLogQueries(SessionStorageCore):
             count, newest = (await connection.execute(statement)).one()
             return int(count or 0), None if newest is None else str(newest)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def raw_page(
         self,
@@ -104,11 +105,13 @@ class RawLogQueries(SessionStorageCore):
             raise ValueError("limit must be positive")
 
         async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-            after = await self._raw_position(connection, session_id, after_sequence, after_id)
-            rows = await self._raw_rows(connection, session_id, after, descending=False, limit=limit)
+            after = await raw_position(connection, session_id, after_sequence, after_id)
+            rows = await raw_keyset(
+                self.reader, connection, RAW_COLUMNS, session_id, after, descending=False, limit=limit
+            )
             return [record_from_row(row) for row in rows]
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def raw_page_before(
         self,
@@ -129,45 +132,15 @@ class RawLogQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
             before = None
             if before_sequence is not None or before_id is not None:
-                before = await self._raw_position(connection, session_id, before_sequence, before_id)
-            rows = await self._raw_rows(connection, session_id, before, descending=True, limit=limit)
+                before = await raw_position(connection, session_id, before_sequence, before_id)
+            rows = await raw_keyset(
+                self.reader, connection, RAW_COLUMNS, session_id, before, descending=True, limit=limit
+            )
             records = [record_from_row(row) for row in rows]
             records.reverse()
             return records
 
-        return await self._read(work)
-
-    async def _raw_position(
-        self, connection: AsyncConnection, session_id: str, sequence: int | None, row_id: str | None
-    ) -> Position | None:
-        """The keyset position of a page edge: the stored sequence of ``row_id`` when it exists."""
-        if row_id is not None:
-            statement = select(type_coerce(raw_t.c.sequence, RawValue())).where(
-                raw_t.c.id == bind(row_id), raw_t.c.session_id == bind(session_id)
-            )
-            found = (await connection.execute(statement)).first()
-            if found is not None:
-                return Position(key=found[0], null_key=found[0] is None, id=row_id)
-            return Position(key=sequence, null_key=sequence is None, id=row_id)
-        if sequence is None:
-            return None
-        return Position(key=sequence, null_key=False)
-
-    async def _raw_rows(
-        self, connection: AsyncConnection, session_id: str, edge: Position | None, *, descending: bool, limit: int
-    ) -> Sequence[Mapping[Any, Any]]:
-        base = select(*RAW_COLUMNS).where(raw_t.c.session_id == bind(session_id))
-        return await keyset_rows(
-            connection,
-            base,
-            key=type_coerce(raw_t.c.sequence, RawValue()),
-            row_id=raw_t.c.id,
-            after=edge,
-            descending=descending,
-            nulls_low=self._nulls_low,
-            limit=limit,
-            nullable=self._may_be_null("raw_messages", "sequence"),
-        )
+        return await self.reader.run(work)
 
     async def raw_bounds(self, session_id: str) -> RawLogBounds:
         """First and last integer sequence and the number of Raw Log rows of a session.
@@ -177,7 +150,7 @@ class RawLogQueries(SessionStorageCore):
         """
         where: list[Any] = [raw_t.c.session_id == bind(session_id)]
         numbers = list(where)
-        if self.target.dialect == "sqlite":  # only SQLite lets text into an INTEGER column
+        if self.reader.dialect == "sqlite":  # only SQLite lets text into an INTEGER column
             numbers.append(raw_t.c.sequence <= _LARGEST)  # an index range: min/max stay O(log n)
         statement = select(
             select(func.min(raw_t.c.sequence)).where(*numbers).scalar_subquery(),
@@ -188,7 +161,7 @@ class RawLogQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> RawLogBounds:
             return bounds_from_row((await connection.execute(statement)).one())
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def session_totals(self, session_id: str) -> SessionTotals:
         """Messages by kind, summed token counters and durations of one session."""
@@ -236,7 +209,7 @@ class RawLogQueries(SessionStorageCore):
                 last_completed_at=last if isinstance(last, datetime) else None,
             )
 
-        return await self._read(work, consistent=True)
+        return await self.reader.run(work, consistent=True)
 
     async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
         """Characters of plain text (the ``content`` column) in a Raw Log prefix.
@@ -253,7 +226,7 @@ class RawLogQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> int:
             return int((await connection.execute(statement)).scalar() or 0)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def change_token(self) -> tuple[object, ...]:
         """A cheap value that changes whenever a session, message or snapshot is committed.
@@ -267,7 +240,7 @@ class RawLogQueries(SessionStorageCore):
         a garbage value there (which sorts above every timestamp) is still a token, and
         appends still move the last row.
         """
-        last_row = literal_column("rowid") if self.target.dialect == "sqlite" else raw_t.c.id
+        last_row = literal_column("rowid") if self.reader.dialect == "sqlite" else raw_t.c.id
         statement = select(
             select(func.max(type_coerce(sessions_t.c.updated_at, RawValue()))).scalar_subquery(),
             select(func.max(snapshots_t.c.id)).scalar_subquery(),
@@ -277,7 +250,7 @@ class RawLogQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> tuple[object, ...]:
             return tuple((await connection.execute(statement)).one())
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
 
 __all__ = ["RawLogQueries"]

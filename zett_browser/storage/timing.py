@@ -19,9 +19,11 @@ from sqlalchemy import select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.timing import ChildSpan, TimingRow
-from .core import SessionStorageCore, raw_t, read_column, sessions_t
-from .keyset import Position, bind, keyset_rows
-from .rows import RawValue, StoredDateTime
+from .columns import raw_t, read_column, sessions_t
+from .core import SessionStorageCore
+from .keyset import bind
+from .rawpages import raw_keyset, raw_position
+from .rows import StoredDateTime
 
 _TIMING_COLUMNS = [
     read_column(raw_t.c[name])
@@ -101,32 +103,16 @@ class TimingQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> list[TimingRow]:
             edge = None
             if edge_id is not None:
-                edge = await self._timing_edge(connection, session_id, edge_id)
-            rows = await keyset_rows(
-                connection,
-                select(*_TIMING_COLUMNS).where(raw_t.c.session_id == bind(session_id)),
-                key=type_coerce(raw_t.c.sequence, RawValue()),
-                row_id=raw_t.c.id,
-                after=edge,
-                descending=descending,
-                nulls_low=self._nulls_low,
-                limit=limit,
-                nullable=self._may_be_null("raw_messages", "sequence"),
+                edge = await raw_position(connection, session_id, None, edge_id)
+            rows = await raw_keyset(
+                self.reader, connection, _TIMING_COLUMNS, session_id, edge, descending=descending, limit=limit
             )
             found = [timing_from_row(row) for row in rows]
             if descending:
                 found.reverse()
             return found
 
-        return await self._read(work)
-
-    async def _timing_edge(self, connection: AsyncConnection, session_id: str, row_id: str) -> Position:
-        statement = select(type_coerce(raw_t.c.sequence, RawValue())).where(
-            raw_t.c.id == bind(row_id), raw_t.c.session_id == bind(session_id)
-        )
-        found = (await connection.execute(statement)).first()
-        key = found[0] if found is not None else None
-        return Position(key=key, null_key=key is None, id=row_id)
+        return await self.reader.run(work)
 
     async def child_spans(
         self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
@@ -164,7 +150,7 @@ class TimingQueries(SessionStorageCore):
                 )
             return spans
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
 
 __all__ = ["MAX_CHILDREN", "TimingQueries", "timing_from_row"]

@@ -35,8 +35,9 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..model.records import Page, SessionCursor, SessionNode
+from .columns import raw_t, sessions_t, snapshots_t
 from .convert import BadText, node_from_row
-from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
+from .core import SessionStorageCore
 from .keyset import Position, bind, first_page_rows, first_page_statements, keyset_rows
 from .rows import RawValue
 from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
@@ -62,7 +63,7 @@ class TreeQueries(SessionStorageCore):
         was most of a tree refresh's time on the event loop (a poll with 100 expanded nodes
         built them 100 times).
         """
-        shape = self._has_session_type
+        shape = self.reader.has_session_type
         cached = self.__dict__.get("_node_columns_cache")
         if cached is not None and cached[0] == shape:
             return list(cached[1])
@@ -95,7 +96,7 @@ class TreeQueries(SessionStorageCore):
             .scalar_subquery()
         )
         return [
-            *self._session_columns(),
+            *self.reader.session_columns(),
             last_sequence.label("message_count"),
             child_count.label("child_count"),
             snapshot_count.label("snapshot_count"),
@@ -134,9 +135,9 @@ class TreeQueries(SessionStorageCore):
             row_id=sessions_t.c.id,
             after=_position(cursor, key),
             descending=newest_first,
-            nulls_low=self._nulls_low,
+            nulls_low=self.reader.nulls_low,
             limit=limit + 1,
-            nullable=self._may_be_null("agent_sessions", key),
+            nullable=self.reader.may_be_null("agent_sessions", key),
             wrap=self._with_counts,
         )
         return node_page(rows, limit, key)
@@ -148,7 +149,11 @@ class TreeQueries(SessionStorageCore):
         building their statements anew for each node was most of a poll's time on the
         event loop (and its garbage set off full collections).
         """
-        shape = (self._has_session_type, self._may_be_null("agent_sessions", "created_at"), self._nulls_low)
+        shape = (
+            self.reader.has_session_type,
+            self.reader.may_be_null("agent_sessions", "created_at"),
+            self.reader.nulls_low,
+        )
         cached: _Prepared | None = self.__dict__.get("_prepared_cache")
         if cached is not None and cached.shape == shape:
             return cached
@@ -160,7 +165,7 @@ class TreeQueries(SessionStorageCore):
             key=sort_key,
             row_id=sessions_t.c.id,
             descending=False,
-            nulls_low=self._nulls_low,
+            nulls_low=self.reader.nulls_low,
             nullable=shape[1],
             wrap=self._with_counts,
         )
@@ -183,7 +188,7 @@ class TreeQueries(SessionStorageCore):
             )
             return Page(items=nodes, next_cursor=after)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def list_children(
         self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
@@ -199,7 +204,7 @@ class TreeQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
             return await self._children_page(connection, session_id, limit, cursor)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def _children_page(
         self, connection: AsyncConnection, session_id: str, limit: int, cursor: SessionCursor | None
@@ -246,7 +251,7 @@ class TreeQueries(SessionStorageCore):
             }
             return Page(items=nodes, next_cursor=after), children
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
@@ -314,7 +319,7 @@ class TreeQueries(SessionStorageCore):
             marked = [with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         """One session as a tree node, or None."""
@@ -324,7 +329,7 @@ class TreeQueries(SessionStorageCore):
             row = (await connection.execute(statement)).mappings().first()
             return node_from_row(row) if row is not None else None
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def ancestors(self, session_id: str) -> list[SessionNode]:
         """The chain of parents of a session, root first (present rows only).
@@ -344,7 +349,7 @@ class TreeQueries(SessionStorageCore):
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
 
-        return await self._read(work, consistent=True)
+        return await self.reader.run(work, consistent=True)
 
 
 #: The bound parameter of the prepared statements: the parent (or session) id.

@@ -23,8 +23,10 @@ from ..model.kinds import MessageKind, kind_of
 from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
 from ..model.records import MessageTiming, ModelUsage
 from .codec import encode_messages
-from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
+from .columns import raw_t, sessions_t, snapshots_t
+from .core import SessionStorageCore
 from .ids import new_uuid7
+from .sessions import last_sequence, session_row, summary
 from .validation import check_display_values, display_value, encode_context, session_type_code, utc_naive
 
 if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
@@ -87,7 +89,7 @@ class DocumentedWrites(SessionStorageCore):
         now = utc_naive(self._clock())
 
         async def work(connection: AsyncConnection) -> SessionSummary:
-            if await self._session_row(connection, resolved_id) is not None:
+            if await session_row(self.reader, connection, resolved_id) is not None:
                 raise ValueError(f"Session already exists: {resolved_id}")
             await connection.execute(
                 insert(sessions_t).values(
@@ -100,9 +102,9 @@ class DocumentedWrites(SessionStorageCore):
                     updated_at=now,
                 )
             )
-            return await self._summary(connection, resolved_id)  # type: ignore[return-value]
+            return await summary(self.reader, connection, resolved_id)  # type: ignore[return-value]
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def update_session(
         self, session_id: str, *, title: str | None = None, agent_name: str | None = None
@@ -126,12 +128,12 @@ class DocumentedWrites(SessionStorageCore):
             values["agent_name"] = normalized_agent
 
         async def work(connection: AsyncConnection) -> SessionSummary | None:
-            if await self._session_row(connection, session_id) is None:
+            if await session_row(self.reader, connection, session_id) is None:
                 return None
             await connection.execute(update(sessions_t).where(sessions_t.c.id == session_id).values(**values))
-            return await self._summary(connection, session_id)
+            return await summary(self.reader, connection, session_id)
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete one session's raw messages, snapshots and row; True if anything was deleted."""
@@ -147,7 +149,7 @@ class DocumentedWrites(SessionStorageCore):
             ]
             return any(counts)
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def append(
         self,
@@ -176,7 +178,7 @@ class DocumentedWrites(SessionStorageCore):
         row = self._raw_row_values(session_id, request_id, message, timing, metadata, tags, usage)
 
         async def work(connection: AsyncConnection) -> int:
-            sequence = await self._last_sequence(connection, session_id) + 1
+            sequence = await last_sequence(connection, session_id) + 1
             now = utc_naive(self._clock())
             await self._upsert_for_append(connection, session_id, parent_session_id, title, agent_name, now)
             await connection.execute(
@@ -184,7 +186,7 @@ class DocumentedWrites(SessionStorageCore):
             )
             return sequence
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     def _raw_row_values(
         self,
@@ -232,7 +234,7 @@ class DocumentedWrites(SessionStorageCore):
         now: datetime,
     ) -> None:
         """Create the session on its first append, else refresh its activity and names."""
-        row = await self._session_row(connection, session_id)
+        row = await session_row(self.reader, connection, session_id)
         if row is None:
             await connection.execute(
                 insert(sessions_t).values(
@@ -279,7 +281,7 @@ class DocumentedWrites(SessionStorageCore):
             version = latest["version"] if latest is not None else 0
             if version != expected_version:
                 raise ValueError("Snapshot conflict; reload the session")
-            last = await self._last_sequence(connection, session_id)
+            last = await last_sequence(connection, session_id)
             if compacted_through_sequence < 1 or compacted_through_sequence > last:
                 raise ValueError("Snapshot boundary must identify an existing Raw Log message")
             if latest is not None and compacted_through_sequence <= latest["compacted_through_sequence"]:
@@ -309,7 +311,7 @@ class DocumentedWrites(SessionStorageCore):
                 updated_at=now,
             )
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     @staticmethod
     async def _latest_version(connection: AsyncConnection, session_id: str) -> Any:
