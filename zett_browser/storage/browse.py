@@ -10,46 +10,33 @@ page's rows only (never a GROUP BY over every message, as zett-agent's
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy.engine import URL
 
 from ..model.records import SessionNode
-from . import labels
 from .api import DocumentedReads
-from .compaction import CompactionQueries
-from .context import ContextQueries
-from .rawlog import RawLogQueries
+from .facade import BrowserQueries
 from .sidecars import SidecarGuard
-from .timing import TimingQueries
 from .tree import MAX_DEPTH, TreeQueries
 from .writes import DocumentedWrites
 
 
 class SQLSessionStorage(
-    CompactionQueries,
-    TimingQueries,
+    BrowserQueries,
     TreeQueries,
-    ContextQueries,
-    RawLogQueries,
     DocumentedReads,
     DocumentedWrites,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 
-    The tree queries live in :mod:`.tree`, the Raw Log queries in :mod:`.rawlog`, the
-    documented API in :mod:`.api` and :mod:`.writes`, the plumbing in :mod:`.core`.
+    The tree queries live in :mod:`.tree`; the Raw Log, context, compaction, timing and
+    label reads in query modules that take the store's :class:`~.reader.Reader`, called
+    from :mod:`.facade`; the documented API in :mod:`.api` and :mod:`.writes`; the
+    connections in :mod:`.reader`, the life cycle in :mod:`.core`.
     """
-
-    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
-        """Labels for the untitled sessions among ``nodes`` (children of ``parent_id``).
-
-        The parent's ``task`` call's ``subagent type: description``, else the child's first
-        user message; sessions with a title or nothing found are left out (:mod:`.labels`).
-        """
-        return await labels.child_labels(self.reader, parent_id, nodes)
 
     async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:
         """Run once each query that a first key press makes, for a session no store holds.

@@ -20,9 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.timing import ChildSpan, TimingRow
 from .columns import raw_t, read_column, sessions_t
-from .core import SessionStorageCore
 from .keyset import bind
 from .rawpages import raw_keyset, raw_position
+from .reader import Reader
 from .rows import StoredDateTime
 
 _TIMING_COLUMNS = [
@@ -78,79 +78,77 @@ def timing_from_row(row: Mapping[str, Any]) -> TimingRow:
     )
 
 
-class TimingQueries(SessionStorageCore):
-    """Mixin of the browsing storage: the timing view's narrow reads."""
+async def timing_page(
+    reader: Reader,
+    session_id: str,
+    *,
+    after_id: str | None = None,
+    before_id: str | None = None,
+    from_end: bool = False,
+    limit: int = 500,
+) -> list[TimingRow]:
+    """Up to ``limit`` rows' timing columns, ascending by (sequence, id).
 
-    async def timing_page(
-        self,
-        session_id: str,
-        *,
-        after_id: str | None = None,
-        before_id: str | None = None,
-        from_end: bool = False,
-        limit: int = 500,
-    ) -> list[TimingRow]:
-        """Up to ``limit`` rows' timing columns, ascending by (sequence, id).
+    From the first row; after the row ``after_id``; before the row ``before_id``; or
+    the last ``limit`` rows (``from_end``). Each is one keyset range on the index.
+    """
+    if limit < 1:
+        raise ValueError("limit must be positive")
+    descending = before_id is not None or from_end
+    edge_id = before_id if before_id is not None else after_id
 
-        From the first row; after the row ``after_id``; before the row ``before_id``; or
-        the last ``limit`` rows (``from_end``). Each is one keyset range on the index.
-        """
-        if limit < 1:
-            raise ValueError("limit must be positive")
-        descending = before_id is not None or from_end
-        edge_id = before_id if before_id is not None else after_id
+    async def work(connection: AsyncConnection) -> list[TimingRow]:
+        edge = None
+        if edge_id is not None:
+            edge = await raw_position(connection, session_id, None, edge_id)
+        rows = await raw_keyset(
+            reader, connection, _TIMING_COLUMNS, session_id, edge, descending=descending, limit=limit
+        )
+        found = [timing_from_row(row) for row in rows]
+        if descending:
+            found.reverse()
+        return found
 
-        async def work(connection: AsyncConnection) -> list[TimingRow]:
-            edge = None
-            if edge_id is not None:
-                edge = await raw_position(connection, session_id, None, edge_id)
-            rows = await raw_keyset(
-                self.reader, connection, _TIMING_COLUMNS, session_id, edge, descending=descending, limit=limit
+    return await reader.run(work)
+
+
+async def child_spans(
+    reader: Reader, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+) -> list[ChildSpan]:
+    """Delegated sessions of ``session_id`` created in a time window, oldest first."""
+    created = type_coerce(sessions_t.c.created_at, StoredDateTime())
+    statement = select(
+        sessions_t.c.id,
+        sessions_t.c.title,
+        sessions_t.c.agent_name,
+        created.label("created_at"),
+        type_coerce(sessions_t.c.updated_at, StoredDateTime()).label("updated_at"),
+    ).where(sessions_t.c.parent_session_id == bind(session_id))
+    if since is not None:
+        statement = statement.where(sessions_t.c.created_at >= since.replace(tzinfo=None))
+    if until is not None:
+        statement = statement.where(sessions_t.c.created_at <= until.replace(tzinfo=None))
+    statement = statement.order_by(sessions_t.c.created_at, sessions_t.c.id).limit(MAX_CHILDREN)
+
+    async def work(connection: AsyncConnection) -> list[ChildSpan]:
+        spans = []
+        for row in (await connection.execute(statement)).mappings():
+            created, updated = (
+                value if isinstance(value, datetime) else None for value in (row["created_at"], row["updated_at"])
             )
-            found = [timing_from_row(row) for row in rows]
-            if descending:
-                found.reverse()
-            return found
-
-        return await self.reader.run(work)
-
-    async def child_spans(
-        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
-    ) -> list[ChildSpan]:
-        """Delegated sessions of ``session_id`` created in a time window, oldest first."""
-        created = type_coerce(sessions_t.c.created_at, StoredDateTime())
-        statement = select(
-            sessions_t.c.id,
-            sessions_t.c.title,
-            sessions_t.c.agent_name,
-            created.label("created_at"),
-            type_coerce(sessions_t.c.updated_at, StoredDateTime()).label("updated_at"),
-        ).where(sessions_t.c.parent_session_id == bind(session_id))
-        if since is not None:
-            statement = statement.where(sessions_t.c.created_at >= since.replace(tzinfo=None))
-        if until is not None:
-            statement = statement.where(sessions_t.c.created_at <= until.replace(tzinfo=None))
-        statement = statement.order_by(sessions_t.c.created_at, sessions_t.c.id).limit(MAX_CHILDREN)
-
-        async def work(connection: AsyncConnection) -> list[ChildSpan]:
-            spans = []
-            for row in (await connection.execute(statement)).mappings():
-                created, updated = (
-                    value if isinstance(value, datetime) else None for value in (row["created_at"], row["updated_at"])
+            title, agent = row["title"], row["agent_name"]
+            spans.append(
+                ChildSpan(
+                    session_id=str(row["id"]),
+                    title=title if isinstance(title, str) else None,
+                    agent_name=agent if isinstance(agent, str) else None,
+                    created_at=created,
+                    updated_at=updated,
                 )
-                title, agent = row["title"], row["agent_name"]
-                spans.append(
-                    ChildSpan(
-                        session_id=str(row["id"]),
-                        title=title if isinstance(title, str) else None,
-                        agent_name=agent if isinstance(agent, str) else None,
-                        created_at=created,
-                        updated_at=updated,
-                    )
-                )
-            return spans
+            )
+        return spans
 
-        return await self.reader.run(work)
+    return await reader.run(work)
 
 
-__all__ = ["MAX_CHILDREN", "TimingQueries", "timing_from_row"]
+__all__ = ["MAX_CHILDREN", "child_spans", "timing_page", "timing_from_row"]
