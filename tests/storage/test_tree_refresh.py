@@ -61,13 +61,13 @@ async def test_a_poll_builds_no_statement_per_node(tmp_path: Path) -> None:
         ids = [node.session_id for node in roots.items] * 5 + ["x", "y"]
         first = await storage.tree_refresh(ids, children_limit=200)
         built: list[int] = []
-        real = storage._with_counts
+        real = storage._tree._with_counts
 
         def counted(*args: object) -> object:
             built.append(1)
             return real(*args)  # type: ignore[arg-type]
 
-        storage._with_counts = counted  # type: ignore[method-assign, assignment]
+        storage._tree._with_counts = counted  # type: ignore[method-assign, assignment]
         again = await storage.tree_refresh(ids, children_limit=200)
         assert again == first
         nullable = storage.reader.may_be_null("agent_sessions", "updated_at")

@@ -1,6 +1,7 @@
 """Provides the browser queries and the public storage classes.
 
-The queries themselves live by concern in :mod:`.tree` and :mod:`.rawlog`. Each costs
+The queries themselves live by concern in :mod:`.tree`, :mod:`.rawlog` and their
+neighbours (see :mod:`.facade`). Each costs
 O(page), not O(store): pages are cut by keyset cursors on indexed columns
 (:mod:`.keyset`), and per-session counts are correlated subqueries evaluated for the
 page's rows only (never a GROUP BY over every message, as zett-agent's
@@ -20,22 +21,21 @@ from ..model.records import SessionNode
 from .api import DocumentedReads
 from .facade import BrowserQueries
 from .sidecars import SidecarGuard
-from .tree import MAX_DEPTH, TreeQueries
+from .tree import MAX_DEPTH
 from .writes import DocumentedWrites
 
 
 class SQLSessionStorage(
     BrowserQueries,
-    TreeQueries,
     DocumentedReads,
     DocumentedWrites,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 
-    The tree queries live in :mod:`.tree`; the Raw Log, context, compaction, timing and
-    label reads in query modules that take the store's :class:`~.reader.Reader`, called
-    from :mod:`.facade`; the documented API in :mod:`.api` and :mod:`.writes`; the
-    connections in :mod:`.reader`, the life cycle in :mod:`.core`.
+    The tree, Raw Log, context, compaction, timing and label reads live in query modules
+    that take the store's :class:`~.reader.Reader`, called from :mod:`.facade`; the
+    documented API in :mod:`.api` and :mod:`.writes`; the connections in :mod:`.reader`,
+    the life cycle in :mod:`.core`.
     """
 
     async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:

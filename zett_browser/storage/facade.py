@@ -2,7 +2,8 @@
 
 The queries live by concern in :mod:`.rawlog` (a session's Raw Log and snapshots),
 :mod:`.context` (the time-travel context), :mod:`.compaction` (versions, the ledger, the
-curve), :mod:`.timing` (the timing view) and :mod:`.labels` (untitled children); each
+curve), :mod:`.timing` (the timing view), :mod:`.labels` (untitled children) and :mod:`.tree`
+(roots, children, orphans, ancestors: a :class:`~.tree.SessionTree` per store); each
 takes the store's :class:`~.reader.Reader`. The methods here keep the names, arguments
 and defaults the app and its tests call.
 """
@@ -11,17 +12,79 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cached_property
 
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
-from ..model.records import RawLogBounds, RawMessageRecord, SessionNode, SessionTotals, SnapshotInfo
+from ..model.records import (
+    Page,
+    RawLogBounds,
+    RawMessageRecord,
+    SessionCursor,
+    SessionNode,
+    SessionTotals,
+    SnapshotInfo,
+)
 from ..model.timing import ChildSpan, TimingRow
 from . import compaction, context, labels, rawlog, timing
 from .core import SessionStorageCore
+from .tree import SessionTree
 
 
 class BrowserQueries(SessionStorageCore):
-    """The browser's Raw Log, context, compaction, timing and label reads."""
+    """The browser's tree, Raw Log, context, compaction, timing and label reads."""
+
+    @cached_property
+    def _tree(self) -> SessionTree:
+        """The session tree's queries over this store (they keep their prepared statements)."""
+        return SessionTree(self.reader)
+
+    async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """Root sessions (no parent), newest activity first, one keyset page.
+
+        See :meth:`.tree.SessionTree.list_roots`.
+        """
+        return await self._tree.list_roots(limit=limit, cursor=cursor)
+
+    async def list_children(
+        self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
+    ) -> Page[SessionNode]:
+        """Sessions delegated by ``session_id``, in the order they were created.
+
+        See :meth:`.tree.SessionTree.list_children`.
+        """
+        return await self._tree.list_children(session_id, limit=limit, cursor=cursor)
+
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        """The first page of roots and of each session's children, in one pooled read.
+
+        See :meth:`.tree.SessionTree.tree_refresh`.
+        """
+        return await self._tree.tree_refresh(session_ids, roots_limit=roots_limit, children_limit=children_limit)
+
+    async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """Delegated sessions whose parent row is missing, and one member of each parent
+        cycle (marked "parent cycle"), newest activity first.
+
+        See :meth:`.tree.SessionTree.list_orphans`.
+        """
+        return await self._tree.list_orphans(limit=limit, cursor=cursor)
+
+    async def get_node(self, session_id: str) -> SessionNode | None:
+        """One session as a tree node, or None.
+
+        See :meth:`.tree.SessionTree.get_node`.
+        """
+        return await self._tree.get_node(session_id)
+
+    async def ancestors(self, session_id: str) -> list[SessionNode]:
+        """The chain of parents of a session, root first (present rows only).
+
+        See :meth:`.tree.SessionTree.ancestors`.
+        """
+        return await self._tree.ancestors(session_id)
 
     async def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
         """Every snapshot version of a session, oldest first; unreadable ones say why.

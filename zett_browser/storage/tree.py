@@ -14,7 +14,7 @@ Costs: roots and children are O(page) keyset walks (:mod:`.keyset`). ``list_chil
 adds one recursive look-up up the parent's own chain (O(depth), a few index probes) to
 notice a cycle. ``list_orphans`` walks delegated sessions by activity until a page is
 found, as before (O(delegated sessions) at worst, never messages), plus one pass over
-the session ids to find cycle representatives (see :meth:`TreeQueries._cycle_representatives`);
+the session ids to find cycle representatives (see :meth:`SessionTree._cycle_representatives`);
 start-up asks it for one orphan only.
 """
 
@@ -37,8 +37,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from ..model.records import Page, SessionCursor, SessionNode
 from .columns import raw_t, sessions_t, snapshots_t
 from .convert import BadText, node_from_row
-from .core import SessionStorageCore
 from .keyset import Position, bind, first_page_rows, first_page_statements, keyset_rows
+from .reader import Reader
 from .rows import RawValue
 from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
 
@@ -53,8 +53,15 @@ def _position(cursor: SessionCursor | None, key: str) -> Position | None:
     return Position(key=literal(naive, sessions_t.c[key].type), null_key=False, id=cursor.session_id)
 
 
-class TreeQueries(SessionStorageCore):
-    """The queries that build the session tree."""
+class SessionTree:
+    """The queries that build the session tree, over one store's reader.
+
+    It keeps the statements it builds once per schema shape (the node columns, the first
+    children page and the cycle check): the storage facade holds one per store.
+    """
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
         """The node's columns and per-node counts (correlated to ``sessions_t``).
@@ -381,4 +388,4 @@ def _cycle_statement(session: ColumnElement[Any]) -> Select[Any]:
     return select(walk.c.cur).order_by(walk.c.depth)
 
 
-__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "PARENT_PARAMETER", "TreeQueries"]
+__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "PARENT_PARAMETER", "SessionTree"]
