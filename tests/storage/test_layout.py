@@ -23,9 +23,22 @@ PACKAGE = "zett_browser.storage"
 #: The reader and what it stands on: they import no query module and no facade.
 BOTTOM = {"reader", "columns", "engine", "inflight", "schema", "rows", "convert", "keyset", "sidecars"}
 #: Query modules that take a reader: they import the reader, never a facade module.
-QUERIES = {"scan", "export_rows", "rawpages", "sessions", "labels", "rawlog", "compaction", "timing", "context", "tree"}
+QUERIES = {
+    "scan",
+    "export_rows",
+    "rawpages",
+    "sessions",
+    "labels",
+    "rawlog",
+    "compaction",
+    "timing",
+    "context",
+    "tree",
+    "api",
+    "writes",
+}
 #: The facade: the storage classes and their slices of the API (methods over ``self.reader``).
-FACADE = {"core", "sql", "browse", "facade", "api", "writes"}
+FACADE = {"core", "sql", "browse", "facade", "documented"}
 #: Never imported by the storage, at any depth of a function.
 FORBIDDEN = ("textual", "rich", "zett_browser.widgets", "zett_browser.screens", "zett_browser.app")
 

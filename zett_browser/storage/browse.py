@@ -18,24 +18,22 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from ..model.records import SessionNode
-from .api import DocumentedReads
+from .documented import DocumentedAPI
 from .facade import BrowserQueries
 from .sidecars import SidecarGuard
 from .tree import MAX_DEPTH
-from .writes import DocumentedWrites
 
 
 class SQLSessionStorage(
     BrowserQueries,
-    DocumentedReads,
-    DocumentedWrites,
+    DocumentedAPI,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 
     The tree, Raw Log, context, compaction, timing and label reads live in query modules
     that take the store's :class:`~.reader.Reader`, called from :mod:`.facade`; the
-    documented API in :mod:`.api` and :mod:`.writes`; the connections in :mod:`.reader`,
-    the life cycle in :mod:`.core`.
+    documented API in :mod:`.documented` (its bodies in :mod:`.api` and :mod:`.writes`);
+    the connections in :mod:`.reader`, the life cycle in :mod:`.core`.
     """
 
     async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:
