@@ -9,13 +9,16 @@ functions and under ``if TYPE_CHECKING:``) and hold the layers to their rules.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import inspect
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import zett_browser.storage as storage
 import zett_browser.storage.sql as sql
 from zett_browser import model
-from zett_browser.storage import codec
+from zett_browser.storage import api, codec, compaction, context, labels, rawlog, timing
+from zett_browser.storage.tree import SessionTree
+from zett_browser.storage.writes import SessionWriter
 
 STORAGE = Path(storage.__file__).parent
 PACKAGE = "zett_browser.storage"
@@ -131,6 +134,30 @@ def test_every_public_name_still_imports() -> None:
     for method in METHODS:
         assert hasattr(storage.SQLSessionStorage, method), method
         assert hasattr(storage.SQLiteSessionStorage, method), method
+
+
+def _parameters(call: Callable[..., object], skip: int) -> list[tuple[str, object, object]]:
+    found = list(inspect.signature(call).parameters.values())[skip:]
+    return [(p.name, p.kind, p.default) for p in found]
+
+
+def test_the_facade_passes_every_argument_on() -> None:
+    """Each facade method takes exactly what the query it calls takes (names, kinds, defaults)."""
+    storage_class = storage.SQLSessionStorage
+    pairs = 0
+    for module in (api, compaction, context, labels, rawlog, timing):
+        for name in module.__all__:
+            query = getattr(module, name)
+            if not inspect.iscoroutinefunction(query) or not hasattr(storage_class, name):
+                continue
+            assert _parameters(getattr(storage_class, name), 1) == _parameters(query, 1), name
+            pairs += 1
+    for holder in (SessionTree, SessionWriter):
+        for name, method in vars(holder).items():
+            if inspect.iscoroutinefunction(method) and not name.startswith("_"):
+                assert _parameters(getattr(storage_class, name), 1) == _parameters(method, 1), name
+                pairs += 1
+    assert pairs >= 35
 
 
 def test_message_kinds_are_the_models_and_re_exported() -> None:

@@ -221,3 +221,14 @@ def _request(arguments: dict[str, Any], result_type: str | None) -> tuple[str, s
         description.strip() if isinstance(description, str) else "",
         subagent_type.strip() if isinstance(subagent_type, str) else "",
     )
+
+
+__all__ = [
+    "CALL_WINDOW",
+    "FIRST_USER_WITHIN",
+    "LABEL_CHARS",
+    "MAX_JSON_CHARS",
+    "PREVIEW_CHARS",
+    "child_labels",
+    "result_link",
+]
