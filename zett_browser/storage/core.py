@@ -1,11 +1,11 @@
 """Provides the storage facade's base: construction, life cycle and its :class:`~.reader.Reader`.
 
 :class:`SessionStorageCore` parses the target and builds the store's reader (connections,
-schema check, runs with retries: :mod:`.reader`); the documented API (:mod:`.api`,
-:mod:`.writes`) and the browser queries (:mod:`.rawlog`, :mod:`.tree`, ...) are thin
-facade classes over it, each method one call that runs its work through
-``self.reader``. Free query modules (:mod:`.scan`, :mod:`.export_rows`) take the reader
-itself. The SQL is dialect-neutral Core, and SQLite's specifics stay in :mod:`.engine`.
+schema check, runs with retries: :mod:`.reader`); the documented API (:mod:`.documented`)
+and the browser's reads (:mod:`.facade`) are thin facade classes over it, each method one
+call into a query module (:mod:`.api`, :mod:`.writes`, :mod:`.tree`, :mod:`.rawlog`...)
+that takes the reader, as :mod:`.scan` and :mod:`.export_rows` do. The SQL is
+dialect-neutral Core, and SQLite's specifics stay in :mod:`.engine`.
 """
 
 from __future__ import annotations
