@@ -26,7 +26,7 @@ def _slow(row: Mapping[str, Any], monkeypatch: pytest.MonkeyPatch) -> Doc:
 async def _rows(store: Path) -> list[Mapping[str, Any]]:
     storage = SQLSessionStorage.open_for_browsing(store)
     try:
-        return await scan.raw_scan(storage, None, 100_000)
+        return await scan.raw_scan(storage.reader, None, 100_000)
     finally:
         await storage.close()
 

@@ -197,7 +197,7 @@ async def test_the_browsing_connection_itself_refuses_writes(tmp_path: Path) -> 
     shutil.copy(FIXTURES / "storage_api.sqlite3", store)
     storage = open_store(store)
     await storage.list_sessions()
-    async with storage._engine().connect() as connection:
+    async with storage.reader.engine().connect() as connection:
         with pytest.raises(DBAPIError, match="readonly|read-only|query_only"):
             await connection.execute(text("delete from raw_messages"))
     await storage.close()

@@ -63,10 +63,10 @@ async def test_browsing_cannot_write_even_with_a_role_that_may(backend: Backend)
     for attempt in attempts:
         with pytest.raises(ReadOnlyStoreError, match="read-only"):
             await attempt
-    async with browser._engine().connect() as connection:
+    async with browser.reader.engine().connect() as connection:
         with pytest.raises(DBAPIError, match="(?i)read.only"):
             await connection.execute(text("DELETE FROM raw_messages"))
-    async with browser._engine().connect() as connection:
+    async with browser.reader.engine().connect() as connection:
         with pytest.raises(DBAPIError, match="(?i)read.only"):
             await connection.execute(text("CREATE TABLE zett_probe (x INTEGER)"))
     await browser.close()
@@ -225,7 +225,7 @@ async def test_a_slow_browsing_statement_is_cancelled_by_the_server(
             return (await connection.execute(text(sleep))).all()  # type: ignore[attr-defined]
 
         with pytest.raises(StoreTimeoutError, match="took too long"):
-            await browser._read(slow)
+            await browser.reader.run(slow)
         assert await browser.list_sessions(), "the next call works"
     finally:
         await browser.close()

@@ -35,7 +35,7 @@ async def test_it_is_one_read_however_many_nodes(tmp_path: Path) -> None:
     storage = open_store(store_copy("agent_run", tmp_path))
     try:
         await storage.list_roots(limit=1)  # the pool exists now
-        engine = storage._engine()
+        engine = storage.reader.engine()
         checkouts = []
         event.listen(engine.sync_engine, "checkout", lambda *_: checkouts.append(1))
         _, children = await storage.tree_refresh([AGENT_RUN_ROOT] * 3 + ["x", "y"], children_limit=200)
@@ -61,16 +61,16 @@ async def test_a_poll_builds_no_statement_per_node(tmp_path: Path) -> None:
         ids = [node.session_id for node in roots.items] * 5 + ["x", "y"]
         first = await storage.tree_refresh(ids, children_limit=200)
         built: list[int] = []
-        real = storage._with_counts
+        real = storage._tree._with_counts
 
         def counted(*args: object) -> object:
             built.append(1)
             return real(*args)  # type: ignore[arg-type]
 
-        storage._with_counts = counted  # type: ignore[method-assign, assignment]
+        storage._tree._with_counts = counted  # type: ignore[method-assign, assignment]
         again = await storage.tree_refresh(ids, children_limit=200)
         assert again == first
-        nullable = storage._may_be_null("agent_sessions", "updated_at")
+        nullable = storage.reader.may_be_null("agent_sessions", "updated_at")
         assert len(built) == (2 if nullable else 1), "only the roots' page is built (one per band)"
     finally:
         await storage.close()

@@ -8,7 +8,6 @@ and opening a session compile nothing; and it reads only, on real zett-agent sto
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import shutil
 from pathlib import Path
@@ -26,7 +25,7 @@ def copy_of(name: str, directory: Path) -> Path:
 
 def compiled(storage: SQLSessionStorage) -> int:
     """Statements in the running loop's engine's compiled cache."""
-    engine: Any = storage._engines[asyncio.get_running_loop()]  # noqa: SLF001
+    engine: Any = storage.reader.engine()
     return len(engine.sync_engine._compiled_cache)  # noqa: SLF001
 
 

@@ -103,7 +103,7 @@ class Walk:
 
     async def run(self, session_id: str) -> WalkStats:
         """Write ``session_id`` (and, with ``subtree``, every session it delegated to)."""
-        row = await stored_session(self.storage, session_id)
+        row = await stored_session(self.storage.reader, session_id)
         if row is None:
             raise ExportError(f"no session {session_id!r} in {self.storage.display_name}")
         await self._session(row, depth=0, call_id=None, label=None)
@@ -126,7 +126,7 @@ class Walk:
         session_id = str(row["id"])
         self.stats.seen.add(session_id)
         self.stats.sessions += 1
-        snapshots = await stored_snapshots(self.storage, session_id)
+        snapshots = await stored_snapshots(self.storage.reader, session_id)
         head = SessionHead(row, snapshots, depth, call_id, label, _boundary(snapshots))
         children: list[str] = []
         labels: dict[str, str] = {}
@@ -134,12 +134,12 @@ class Walk:
         if self.subtree:
             children, labels = await self._children(session_id)
             wanted = set(children)
-            links = await task_links(self.storage, session_id)
+            links = await task_links(self.storage.reader, session_id)
             by_call = {call: child for call, child in links.items() if child in wanted}
         self.writer.start_session(head)
         after = None
         while True:
-            page = await stored_raw_page(self.storage, session_id, after, PAGE)
+            page = await stored_raw_page(self.storage.reader, session_id, after, PAGE)
             for number, message in enumerate(page, 1):
                 self.writer.message(message, head)
                 self.stats.messages += 1
@@ -158,6 +158,6 @@ class Walk:
         self.writer.end_session(head)
 
     async def _child(self, session_id: str, depth: int, call_id: str | None, label: str | None) -> None:
-        row = await stored_session(self.storage, session_id)
+        row = await stored_session(self.storage.reader, session_id)
         if row is not None:
             await self._session(row, depth=depth, call_id=call_id, label=label)

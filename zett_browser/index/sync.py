@@ -177,12 +177,12 @@ class SideIndex:
             return "the store was replaced in place by an older copy"
         anchors = [tuple(map(str, item)) for item in _json(meta.get("anchors")) or [] if isinstance(item, list)]
         if anchors:
-            found = await scan.raw_rows_by_id(self.storage, [anchor[0] for anchor in anchors])
+            found = await scan.raw_rows_by_id(self.storage.reader, [anchor[0] for anchor in anchors])
             if sorted(found) != sorted(anchors):
                 return "the store was replaced in place (rows the index holds are gone)"
         if meta.get("prices") != pricing.table_version():
             return "the price table changed"  # costs are computed when rows are indexed
-        census = await scan.census(self.storage)
+        census = await scan.census(self.storage.reader)
         indexed = await _thread(lambda: int(db.execute("SELECT count(*) FROM sessions").fetchone()[0]))
         if census.sessions < indexed:
             return "sessions vanished from the store"
@@ -201,9 +201,9 @@ class SideIndex:
             {"schema": index_db.SCHEMA_VERSION, "identity": self.identity, "state": "building", "problems": "0"}
             | await _thread(pricing.table_meta),
         )
-        sessions = await scan.active_sessions(self.storage, None)
+        sessions = await scan.active_sessions(self.storage.reader, None)
         limits = {str(row["id"]): _int(row["last_sequence"]) for row in sessions}
-        total = sum(limits.values()) + await scan.all_snapshot_count(self.storage)
+        total = sum(limits.values()) + await scan.all_snapshot_count(self.storage.reader)
         for start in range(0, len(sessions), 500):
             await _thread(write_sessions, db, sessions[start : start + 500])
         report.sessions = len(sessions)
@@ -214,7 +214,7 @@ class SideIndex:
             yield Progress(done, max(total, done), started, "messages")
         snapshot_after: str | None = None
         while True:
-            snapshots = await scan.snapshot_scan(self.storage, snapshot_after, BATCH)
+            snapshots = await scan.snapshot_scan(self.storage.reader, snapshot_after, BATCH)
             if not snapshots:
                 break
             snapshot_after = str(snapshots[-1]["id"])
@@ -236,7 +236,7 @@ class SideIndex:
             if rows is not None and not rows:
                 return []
             after = (str(rows[-1]["session_id"]), int(rows[-1]["sequence"])) if rows else None
-            return await scan.raw_scan(self.storage, after, BATCH)
+            return await scan.raw_scan(self.storage.reader, after, BATCH)
 
         async def prepare(rows: list[Mapping[str, Any]]) -> list[Doc]:
             return await _thread(prepare_raw, rows, limits) if rows else []
@@ -258,7 +258,7 @@ class SideIndex:
         # copying up to 8,000 WAL pages back held the loop for 200+ ms after a full build.
         for pragma in ("synchronous=NORMAL", "wal_autocheckpoint=1000", "wal_checkpoint(PASSIVE)"):
             await _thread(lambda statement: db.execute(statement).fetchall(), f"PRAGMA {pragma}")
-        anchors = await scan.raw_anchors(self.storage)
+        anchors = await scan.raw_anchors(self.storage.reader)
         counter = await _thread(index_db.store_counter, self.storage.path)
         values = {"state": "complete", "fingerprint": fingerprint, "anchors": json.dumps(anchors)}
         values["counter"] = json.dumps(counter)
@@ -271,7 +271,7 @@ class SideIndex:
     async def _incremental(self, db: sqlite3.Connection, report: SyncReport, started: float) -> AsyncIterator[Progress]:
         meta = await _thread(index_db.read_meta, db)
         since = _parse_time(meta.get("high_water"))
-        active = await scan.active_sessions(self.storage, since - MARGIN if since is not None else None)
+        active = await scan.active_sessions(self.storage.reader, since - MARGIN if since is not None else None)
         known = await _thread(_indexed_sessions, db, [str(row["id"]) for row in active])
         indexed = {session_id: last for session_id, (last, _) in known.items()}
         moved = []
@@ -298,7 +298,7 @@ class SideIndex:
             session_id = str(row["id"])
             after = indexed.get(session_id, 0)
             while True:
-                rows = await scan.raw_after(self.storage, session_id, after, BATCH)
+                rows = await scan.raw_after(self.storage.reader, session_id, after, BATCH)
                 if not rows:
                     break
                 after = int(rows[-1]["sequence"])
@@ -316,15 +316,15 @@ class SideIndex:
         """
         last = await _thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
         after = str(last) if last is not None else None
-        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+        while rows := await scan.snapshot_scan(self.storage.reader, after, BATCH):
             after = str(rows[-1]["id"])
             report.snapshots += await _thread(write_snapshots, db, rows)
-        stored = await scan.all_snapshot_count(self.storage)
+        stored = await scan.all_snapshot_count(self.storage.reader)
         indexed = await _thread(lambda: int(db.execute("SELECT count(*) FROM snapshots").fetchone()[0]))
         if stored == indexed:
             return
         after = None
-        while rows := await scan.snapshot_scan(self.storage, after, BATCH):
+        while rows := await scan.snapshot_scan(self.storage.reader, after, BATCH):
             after = str(rows[-1]["id"])
             report.snapshots += await _thread(write_snapshots, db, rows)
 

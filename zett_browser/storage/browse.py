@@ -1,6 +1,7 @@
 """Provides the browser queries and the public storage classes.
 
-The queries themselves live by concern in :mod:`.tree` and :mod:`.rawlog`. Each costs
+The queries themselves live by concern in :mod:`.tree`, :mod:`.rawlog` and their
+neighbours (see :mod:`.facade`). Each costs
 O(page), not O(store): pages are cut by keyset cursors on indexed columns
 (:mod:`.keyset`), and per-session counts are correlated subqueries evaluated for the
 page's rows only (never a GROUP BY over every message, as zett-agent's
@@ -17,31 +18,22 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from ..model.records import SessionNode
-from .api import DocumentedReads
-from .compaction import CompactionQueries
-from .context import ContextQueries
-from .labels import ChildLabelQueries
-from .rawlog import RawLogQueries
+from .documented import DocumentedAPI
+from .facade import BrowserQueries
 from .sidecars import SidecarGuard
-from .timing import TimingQueries
-from .tree import MAX_DEPTH, TreeQueries
-from .writes import DocumentedWrites
+from .tree import MAX_DEPTH
 
 
 class SQLSessionStorage(
-    CompactionQueries,
-    ChildLabelQueries,
-    TimingQueries,
-    TreeQueries,
-    ContextQueries,
-    RawLogQueries,
-    DocumentedReads,
-    DocumentedWrites,
+    BrowserQueries,
+    DocumentedAPI,
 ):
     """zett-agent's storage API plus the queries a history browser needs.
 
-    The tree queries live in :mod:`.tree`, the Raw Log queries in :mod:`.rawlog`, the
-    documented API in :mod:`.api` and :mod:`.writes`, the plumbing in :mod:`.core`.
+    The tree, Raw Log, context, compaction, timing and label reads live in query modules
+    that take the store's :class:`~.reader.Reader`, called from :mod:`.facade`; the
+    documented API in :mod:`.documented` (its bodies in :mod:`.api` and :mod:`.writes`);
+    the connections in :mod:`.reader`, the life cycle in :mod:`.core`.
     """
 
     async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:

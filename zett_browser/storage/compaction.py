@@ -25,7 +25,8 @@ from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.messages import CompactedMessage
 from ..model.records import SnapshotInfo
 from .codec import decode_message_leniently
-from .core import SNAPSHOT_COLUMNS, SessionStorageCore, raw_t, read_column, snapshots_t
+from .columns import SNAPSHOT_COLUMNS, raw_t, read_column, snapshots_t
+from .reader import Reader
 from .rows import snapshot_info_from_row
 from .shaping import meta_from_row
 
@@ -55,207 +56,216 @@ def _made_after(step: UsageStep, meta: SnapshotMeta) -> bool:
     return meta.created_at is None or step.started_at is None or step.started_at >= meta.created_at
 
 
-class CompactionQueries(SessionStorageCore):
-    """Snapshot metadata, single summaries, ledger facts and the context curve."""
+async def snapshot_versions(
+    reader: Reader, session_id: str, *, after_version: int | None = None, limit: int = 1_000
+) -> list[SnapshotMeta]:
+    """Up to ``limit`` versions after ``after_version`` (from the first when None), by version.
 
-    async def snapshot_versions(
-        self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
-    ) -> list[SnapshotMeta]:
-        """Up to ``limit`` versions after ``after_version`` (from the first when None), by version.
+    No summary is decoded: ``stored_chars`` is the stored envelope's length.
+    """
+    if limit < 1:
+        raise ValueError("limit must be positive")
+    statement = select(
+        snapshots_t.c.id,
+        snapshots_t.c.session_id,
+        snapshots_t.c.version,
+        snapshots_t.c.compacted_through_sequence,
+        read_column(snapshots_t.c.created_at),
+        char_length(snapshots_t.c.message_json).label("stored_chars"),
+    ).where(snapshots_t.c.session_id == session_id)
+    if after_version is not None:
+        statement = statement.where(snapshots_t.c.version > after_version)
+    statement = statement.order_by(snapshots_t.c.version).limit(limit)
 
-        No summary is decoded: ``stored_chars`` is the stored envelope's length.
-        """
-        if limit < 1:
-            raise ValueError("limit must be positive")
-        statement = select(
-            snapshots_t.c.id,
-            snapshots_t.c.session_id,
-            snapshots_t.c.version,
-            snapshots_t.c.compacted_through_sequence,
-            read_column(snapshots_t.c.created_at),
-            char_length(snapshots_t.c.message_json).label("stored_chars"),
-        ).where(snapshots_t.c.session_id == session_id)
-        if after_version is not None:
-            statement = statement.where(snapshots_t.c.version > after_version)
-        statement = statement.order_by(snapshots_t.c.version).limit(limit)
+    async def work(connection: AsyncConnection) -> list[SnapshotMeta]:
+        return [meta_from_row(row) for row in (await connection.execute(statement)).mappings()]
 
-        async def work(connection: AsyncConnection) -> list[SnapshotMeta]:
-            return [meta_from_row(row) for row in (await connection.execute(statement)).mappings()]
+    return await reader.run(work)
 
-        return await self._read(work)
 
-    async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
-        """Every version's metadata, read in keyset pages of ``page``."""
-        versions: list[SnapshotMeta] = []
-        after: int | None = None
-        while True:
-            chunk = await self.snapshot_versions(session_id, after_version=after, limit=page)
-            versions.extend(chunk)
-            if len(chunk) < page:
-                return versions
-            after = chunk[-1].version
+async def all_snapshot_versions(reader: Reader, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
+    """Every version's metadata, read in keyset pages of ``page``."""
+    versions: list[SnapshotMeta] = []
+    after: int | None = None
+    while True:
+        chunk = await snapshot_versions(reader, session_id, after_version=after, limit=page)
+        versions.extend(chunk)
+        if len(chunk) < page:
+            return versions
+        after = chunk[-1].version
 
-    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
-        """One version with its summary decoded (None: the latest), or None when there is none.
 
-        An unreadable summary comes back with ``problems`` saying why.
-        """
-        statement = select(*SNAPSHOT_COLUMNS).where(snapshots_t.c.session_id == session_id)
-        if version is None:
-            statement = statement.order_by(snapshots_t.c.version.desc()).limit(1)
-        else:
-            statement = statement.where(snapshots_t.c.version == version)
+async def snapshot_version(reader: Reader, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+    """One version with its summary decoded (None: the latest), or None when there is none.
 
-        async def work(connection: AsyncConnection) -> SnapshotInfo | None:
-            row = (await connection.execute(statement)).mappings().first()
-            return snapshot_info_from_row(row) if row is not None else None
+    An unreadable summary comes back with ``problems`` saying why.
+    """
+    statement = select(*SNAPSHOT_COLUMNS).where(snapshots_t.c.session_id == session_id)
+    if version is None:
+        statement = statement.order_by(snapshots_t.c.version.desc()).limit(1)
+    else:
+        statement = statement.where(snapshots_t.c.version == version)
 
-        return await self._read(work)
+    async def work(connection: AsyncConnection) -> SnapshotInfo | None:
+        row = (await connection.execute(statement)).mappings().first()
+        return snapshot_info_from_row(row) if row is not None else None
 
-    async def ledger_facts(
-        self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
-    ) -> list[LedgerFacts]:
-        """The ledger's facts for ``versions`` (consecutive, oldest first).
+    return await reader.run(work)
 
-        ``previous_boundary`` is the boundary of the version before the first one (0 for
-        the session's first version). A few index look-ups per version: call it for the
-        rows on screen, not for every version of a long session.
-        """
 
-        async def work(connection: AsyncConnection) -> list[LedgerFacts]:
-            facts = []
-            previous = previous_boundary
-            for meta in versions:
-                facts.append(await self._facts(connection, session_id, meta, previous))
-                previous = meta.compacted_through_sequence
-            return facts
+async def ledger_facts(
+    reader: Reader, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
+) -> list[LedgerFacts]:
+    """The ledger's facts for ``versions`` (consecutive, oldest first).
 
-        return await self._read(work, consistent=True)
+    ``previous_boundary`` is the boundary of the version before the first one (0 for
+    the session's first version). A few index look-ups per version: call it for the
+    rows on screen, not for every version of a long session.
+    """
 
-    async def _facts(
-        self, connection: AsyncConnection, session_id: str, meta: SnapshotMeta, previous: int
-    ) -> LedgerFacts:
-        boundary = meta.compacted_through_sequence
-        in_session = raw_t.c.session_id == session_id
-        covered = (
+    async def work(connection: AsyncConnection) -> list[LedgerFacts]:
+        facts = []
+        previous = previous_boundary
+        for meta in versions:
+            facts.append(await _facts(connection, session_id, meta, previous))
+            previous = meta.compacted_through_sequence
+        return facts
+
+    return await reader.run(work, consistent=True)
+
+
+async def _facts(connection: AsyncConnection, session_id: str, meta: SnapshotMeta, previous: int) -> LedgerFacts:
+    boundary = meta.compacted_through_sequence
+    in_session = raw_t.c.session_id == session_id
+    covered = (
+        await connection.execute(
+            select(func.count(), func.coalesce(func.sum(char_length(raw_t.c.content)), 0)).where(
+                in_session, raw_t.c.sequence > previous, raw_t.c.sequence <= boundary
+            )
+        )
+    ).one()
+    stored = await connection.scalar(
+        select(snapshots_t.c.message_json).where(
+            snapshots_t.c.session_id == session_id, snapshots_t.c.version == meta.version
+        )
+    )
+    message = decode_message_leniently(stored) if isinstance(stored, str) else None
+    summary_chars = len(message.text) if isinstance(message, CompactedMessage) else None
+    step = [raw_t.c.sequence, raw_t.c.input_tokens, raw_t.c.cache_read_tokens, read_column(raw_t.c.started_at)]
+    recorded = raw_t.c.input_tokens.is_not(None)
+    after = None
+    seen = boundary
+    for limit in (4, AFTER_LOOKAHEAD):
+        candidates = (
             await connection.execute(
-                select(func.count(), func.coalesce(func.sum(char_length(raw_t.c.content)), 0)).where(
-                    in_session, raw_t.c.sequence > previous, raw_t.c.sequence <= boundary
-                )
+                select(*step)
+                .where(in_session, recorded, raw_t.c.sequence > seen)
+                .order_by(raw_t.c.sequence)
+                .limit(limit)
             )
-        ).one()
-        stored = await connection.scalar(
-            select(snapshots_t.c.message_json).where(
-                snapshots_t.c.session_id == session_id, snapshots_t.c.version == meta.version
+        ).all()
+        after = next((c for c in map(_step, candidates) if c is not None and _made_after(c, meta)), None)
+        if after is not None or len(candidates) < limit:
+            break
+        seen = int(candidates[-1][0])
+    before = None
+    if after is not None:
+        row = (
+            await connection.execute(
+                select(*step)
+                .where(in_session, recorded, raw_t.c.sequence < after.sequence)
+                .order_by(raw_t.c.sequence.desc())
+                .limit(1)
             )
-        )
-        message = decode_message_leniently(stored) if isinstance(stored, str) else None
-        summary_chars = len(message.text) if isinstance(message, CompactedMessage) else None
-        step = [raw_t.c.sequence, raw_t.c.input_tokens, raw_t.c.cache_read_tokens, read_column(raw_t.c.started_at)]
-        recorded = raw_t.c.input_tokens.is_not(None)
-        after = None
-        seen = boundary
-        for limit in (4, AFTER_LOOKAHEAD):
-            candidates = (
-                await connection.execute(
-                    select(*step)
-                    .where(in_session, recorded, raw_t.c.sequence > seen)
-                    .order_by(raw_t.c.sequence)
-                    .limit(limit)
-                )
-            ).all()
-            after = next((c for c in map(_step, candidates) if c is not None and _made_after(c, meta)), None)
-            if after is not None or len(candidates) < limit:
-                break
-            seen = int(candidates[-1][0])
-        before = None
-        if after is not None:
-            row = (
-                await connection.execute(
-                    select(*step)
-                    .where(in_session, recorded, raw_t.c.sequence < after.sequence)
-                    .order_by(raw_t.c.sequence.desc())
-                    .limit(1)
-                )
-            ).first()
-            before = _step(row) if row is not None else None
-        return LedgerFacts(
-            version=meta.version,
-            covered_rows=int(covered[0] or 0),
-            covered_chars=int(covered[1] or 0),
-            summary_chars=summary_chars,
-            after=after,
-            before=before,
-        )
+        ).first()
+        before = _step(row) if row is not None else None
+    return LedgerFacts(
+        version=meta.version,
+        covered_rows=int(covered[0] or 0),
+        covered_chars=int(covered[1] or 0),
+        summary_chars=summary_chars,
+        after=after,
+        before=before,
+    )
 
-    async def input_curve(self, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
-        """Recorded ``input_tokens`` of the steps in ``first..last``, aggregated into ``columns`` columns.
 
-        Column ``c`` holds the steps with ``(sequence - first) * columns // span == c``;
-        one row per non-empty column comes back, so a 100,000-message session costs one
-        indexed scan and ``columns`` rows.
-        """
-        if columns < 1 or last < first:
-            return []
-        span = last - first + 1
-        column = ((raw_t.c.sequence - first) * columns // span).label("col")
+async def input_curve(reader: Reader, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
+    """Recorded ``input_tokens`` of the steps in ``first..last``, aggregated into ``columns`` columns.
 
-        async def work(connection: AsyncConnection) -> list[CurveColumn]:
-            recorded: Any = raw_t.c.input_tokens.is_not(None)
-            if connection.dialect.name == "sqlite":
-                # SQLite keeps any value in an INTEGER column: a text or real one would win
-                # max() and spoil its column's figures, so only whole numbers count.
-                recorded = func.typeof(raw_t.c.input_tokens) == "integer"
-            statement = (
-                select(
-                    column,
-                    func.min(raw_t.c.sequence),
-                    func.max(raw_t.c.sequence),
-                    func.count(),
-                    func.max(raw_t.c.input_tokens),
-                    func.min(raw_t.c.input_tokens),
-                )
-                .where(
-                    raw_t.c.session_id == session_id,
-                    and_(raw_t.c.sequence >= first, raw_t.c.sequence <= last),
-                    recorded,
-                )
-                .group_by(column)
-                .order_by(column)
-            )
-            return [
-                CurveColumn(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]))
-                for r in (await connection.execute(statement)).all()
-            ]
+    Column ``c`` holds the steps with ``(sequence - first) * columns // span == c``;
+    one row per non-empty column comes back, so a 100,000-message session costs one
+    indexed scan and ``columns`` rows.
+    """
+    if columns < 1 or last < first:
+        return []
+    span = last - first + 1
+    column = ((raw_t.c.sequence - first) * columns // span).label("col")
 
-        return await self._read(work)
-
-    async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
-        """The plain text of the rows in ``(after_sequence, through_sequence]``, bounded.
-
-        At most :data:`RANGE_ROWS` rows and :data:`RANGE_ROW_CHARS` characters of each are
-        read (``truncated`` says when more existed).
-        """
+    async def work(connection: AsyncConnection) -> list[CurveColumn]:
+        recorded: Any = raw_t.c.input_tokens.is_not(None)
+        if connection.dialect.name == "sqlite":
+            # SQLite keeps any value in an INTEGER column: a text or real one would win
+            # max() and spoil its column's figures, so only whole numbers count.
+            recorded = func.typeof(raw_t.c.input_tokens) == "integer"
         statement = (
-            select(raw_t.c.sequence, func.substr(raw_t.c.content, 1, RANGE_ROW_CHARS), char_length(raw_t.c.content))
+            select(
+                column,
+                func.min(raw_t.c.sequence),
+                func.max(raw_t.c.sequence),
+                func.count(),
+                func.max(raw_t.c.input_tokens),
+                func.min(raw_t.c.input_tokens),
+            )
             .where(
                 raw_t.c.session_id == session_id,
-                raw_t.c.sequence > after_sequence,
-                raw_t.c.sequence <= through_sequence,
+                and_(raw_t.c.sequence >= first, raw_t.c.sequence <= last),
+                recorded,
             )
-            .order_by(raw_t.c.sequence)
-            .limit(RANGE_ROWS + 1)
+            .group_by(column)
+            .order_by(column)
         )
+        return [
+            CurveColumn(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]))
+            for r in (await connection.execute(statement)).all()
+        ]
 
-        async def work(connection: AsyncConnection) -> RangeText:
-            rows = (await connection.execute(statement)).all()
-            truncated = len(rows) > RANGE_ROWS
-            rows = rows[:RANGE_ROWS]
-            truncated = truncated or any((r[2] or 0) > RANGE_ROW_CHARS for r in rows)
-            text = "\n".join(str(r[1] or "") for r in rows)
-            return RangeText(after_sequence, through_sequence, len(rows), text, truncated)
-
-        return await self._read(work)
+    return await reader.run(work)
 
 
-__all__ = ["AFTER_LOOKAHEAD", "CompactionQueries"]
+async def range_text(reader: Reader, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
+    """The plain text of the rows in ``(after_sequence, through_sequence]``, bounded.
+
+    At most :data:`RANGE_ROWS` rows and :data:`RANGE_ROW_CHARS` characters of each are
+    read (``truncated`` says when more existed).
+    """
+    statement = (
+        select(raw_t.c.sequence, func.substr(raw_t.c.content, 1, RANGE_ROW_CHARS), char_length(raw_t.c.content))
+        .where(
+            raw_t.c.session_id == session_id,
+            raw_t.c.sequence > after_sequence,
+            raw_t.c.sequence <= through_sequence,
+        )
+        .order_by(raw_t.c.sequence)
+        .limit(RANGE_ROWS + 1)
+    )
+
+    async def work(connection: AsyncConnection) -> RangeText:
+        rows = (await connection.execute(statement)).all()
+        truncated = len(rows) > RANGE_ROWS
+        rows = rows[:RANGE_ROWS]
+        truncated = truncated or any((r[2] or 0) > RANGE_ROW_CHARS for r in rows)
+        text = "\n".join(str(r[1] or "") for r in rows)
+        return RangeText(after_sequence, through_sequence, len(rows), text, truncated)
+
+    return await reader.run(work)
+
+
+__all__ = [
+    "AFTER_LOOKAHEAD",
+    "all_snapshot_versions",
+    "input_curve",
+    "ledger_facts",
+    "range_text",
+    "snapshot_version",
+    "snapshot_versions",
+]

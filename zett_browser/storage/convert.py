@@ -73,7 +73,7 @@ def stored_time(value: Any) -> Any:
     return value
 
 
-def _time(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:
+def time_field(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:
     value = row[name]
     if isinstance(value, datetime):
         return value
@@ -83,7 +83,7 @@ def _time(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: b
     return None if optional else UNREADABLE_TIME
 
 
-def _int(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> int | None:
+def int_field(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> int | None:
     value = row[name]
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -125,26 +125,26 @@ def record_from_row(row: Mapping[Any, Any], decode: Decode) -> RawMessageRecord:
         id=row["id"] if isinstance(row["id"], str) else str(row["id"]),  # BadText stays findable
         session_id=str(row["session_id"]),
         request_id=str(row["request_id"]),
-        sequence=_int(row, "sequence", problems) or 0,
+        sequence=int_field(row, "sequence", problems) or 0,
         message=message,
         metadata=_json_object(row, "metadata_json", problems),
         tags=_json_object(row, "tags_json", problems),
-        started_at=_time(row, "started_at", problems) or UNREADABLE_TIME,
-        completed_at=_time(row, "completed_at", problems) or UNREADABLE_TIME,
-        duration_ns=_int(row, "duration_ns", problems) or 0,
-        reasoning_started_at=_time(row, "reasoning_started_at", problems, optional=True),
-        reasoning_completed_at=_time(row, "reasoning_completed_at", problems, optional=True),
-        reasoning_duration_ns=_int(row, "reasoning_duration_ns", problems, optional=True),
-        content_started_at=_time(row, "content_started_at", problems, optional=True),
-        content_completed_at=_time(row, "content_completed_at", problems, optional=True),
-        content_duration_ns=_int(row, "content_duration_ns", problems, optional=True),
-        input_tokens=_int(row, "input_tokens", problems, optional=True),
-        output_tokens=_int(row, "output_tokens", problems, optional=True),
-        cache_read_tokens=_int(row, "cache_read_tokens", problems, optional=True),
-        cache_write_tokens=_int(row, "cache_write_tokens", problems, optional=True),
-        reasoning_tokens=_int(row, "reasoning_tokens", problems, optional=True),
-        created_at=_time(row, "created_at", problems) or UNREADABLE_TIME,
-        updated_at=_time(row, "updated_at", problems) or UNREADABLE_TIME,
+        started_at=time_field(row, "started_at", problems) or UNREADABLE_TIME,
+        completed_at=time_field(row, "completed_at", problems) or UNREADABLE_TIME,
+        duration_ns=int_field(row, "duration_ns", problems) or 0,
+        reasoning_started_at=time_field(row, "reasoning_started_at", problems, optional=True),
+        reasoning_completed_at=time_field(row, "reasoning_completed_at", problems, optional=True),
+        reasoning_duration_ns=int_field(row, "reasoning_duration_ns", problems, optional=True),
+        content_started_at=time_field(row, "content_started_at", problems, optional=True),
+        content_completed_at=time_field(row, "content_completed_at", problems, optional=True),
+        content_duration_ns=int_field(row, "content_duration_ns", problems, optional=True),
+        input_tokens=int_field(row, "input_tokens", problems, optional=True),
+        output_tokens=int_field(row, "output_tokens", problems, optional=True),
+        cache_read_tokens=int_field(row, "cache_read_tokens", problems, optional=True),
+        cache_write_tokens=int_field(row, "cache_write_tokens", problems, optional=True),
+        reasoning_tokens=int_field(row, "reasoning_tokens", problems, optional=True),
+        created_at=time_field(row, "created_at", problems) or UNREADABLE_TIME,
+        updated_at=time_field(row, "updated_at", problems) or UNREADABLE_TIME,
         problems=tuple(problems),
     )
     return record
@@ -178,11 +178,11 @@ def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
         row["message_count"],
     )
     if type(created) is not datetime:
-        created = _time(row, "created_at", problems) or UNREADABLE_TIME
+        created = time_field(row, "created_at", problems) or UNREADABLE_TIME
     if type(updated) is not datetime:
-        updated = _time(row, "updated_at", problems) or UNREADABLE_TIME
+        updated = time_field(row, "updated_at", problems) or UNREADABLE_TIME
     if type(session_type) is not int:
-        session_type = _int(row, "session_type", problems) or 0
+        session_type = int_field(row, "session_type", problems) or 0
     if type(last) is not int:
         problems.append(f"the last sequence is not an integer: {last!r:.40}")
         last = _count(last)
@@ -215,10 +215,10 @@ def snapshot_info_from_row(row: Mapping[Any, Any], decode: Decode) -> SnapshotIn
     return SnapshotInfo(
         id=str(row["id"]),
         session_id=str(row["session_id"]),
-        version=_int(row, "version", problems) or 0,
-        compacted_through_sequence=_int(row, "compacted_through_sequence", problems) or 0,
+        version=int_field(row, "version", problems) or 0,
+        compacted_through_sequence=int_field(row, "compacted_through_sequence", problems) or 0,
         message=message,
-        created_at=_time(row, "created_at", problems, optional=True),
-        updated_at=_time(row, "updated_at", problems, optional=True),
+        created_at=time_field(row, "created_at", problems, optional=True),
+        updated_at=time_field(row, "updated_at", problems, optional=True),
         problems=tuple(problems),
     )

@@ -25,9 +25,11 @@ from sqlalchemy import select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.records import RawMessageRecord
-from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
-from .keyset import Position, bind, keyset_rows
-from .labels import _result_link
+from .columns import raw_t, sessions_t, snapshots_t
+from .keyset import Position, bind
+from .labels import result_link
+from .rawpages import raw_keyset
+from .reader import Reader
 from .rows import RawValue, StoredDateTime, record_from_row
 
 #: Raw Log columns in the table's order, each read as stored.
@@ -59,7 +61,7 @@ def after_row(row: Mapping[str, Any]) -> Position:
     return Position(key=row["sequence"], null_key=row["sequence"] is None, id=row["id"])
 
 
-async def stored_session(storage: SessionStorageCore, session_id: str) -> dict[str, Any] | None:
+async def stored_session(reader: Reader, session_id: str) -> dict[str, Any] | None:
     """The ``agent_sessions`` row as stored (``session_type`` 0 in a store older than it)."""
 
     async def work(connection: AsyncConnection) -> dict[str, Any] | None:
@@ -67,7 +69,7 @@ async def stored_session(storage: SessionStorageCore, session_id: str) -> dict[s
         columns = [
             type_coerce(sessions_t.c.id, RawValue()).label("id"),
             type_coerce(sessions_t.c.parent_session_id, RawValue()).label("parent_session_id"),
-            storage._session_type.label("session_type"),
+            reader.session_type.label("session_type"),
             type_coerce(sessions_t.c.title, RawValue()).label("title"),
             type_coerce(sessions_t.c.agent_name, RawValue()).label("agent_name"),
             type_coerce(sessions_t.c.created_at, RawValue()).label("created_at"),
@@ -77,10 +79,10 @@ async def stored_session(storage: SessionStorageCore, session_id: str) -> dict[s
         row = (await connection.execute(statement)).mappings().first()
         return dict(row) if row is not None else None
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
-async def stored_snapshots(storage: SessionStorageCore, session_id: str) -> list[dict[str, Any]]:
+async def stored_snapshots(reader: Reader, session_id: str) -> list[dict[str, Any]]:
     """Every ``session_snapshots`` row of a session as stored, by version."""
     statement = (
         select(*_SNAPSHOTS)
@@ -91,33 +93,20 @@ async def stored_snapshots(storage: SessionStorageCore, session_id: str) -> list
     async def work(connection: AsyncConnection) -> list[dict[str, Any]]:
         return [dict(row) for row in (await connection.execute(statement)).mappings()]
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
-async def stored_raw_page(
-    storage: SessionStorageCore, session_id: str, after: Position | None, limit: int
-) -> list[dict[str, Any]]:
+async def stored_raw_page(reader: Reader, session_id: str, after: Position | None, limit: int) -> list[dict[str, Any]]:
     """Up to ``limit`` ``raw_messages`` rows after ``after`` (None: the first), in (sequence, id) order."""
-    base = select(*_RAW).where(raw_t.c.session_id == bind(session_id))
 
     async def work(connection: AsyncConnection) -> list[dict[str, Any]]:
-        rows = await keyset_rows(
-            connection,
-            base,
-            key=type_coerce(raw_t.c.sequence, RawValue()),
-            row_id=raw_t.c.id,
-            after=after,
-            descending=False,
-            nulls_low=storage._nulls_low,
-            limit=limit,
-            nullable=storage._may_be_null("raw_messages", "sequence"),
-        )
+        rows = await raw_keyset(reader, connection, _RAW, session_id, after, descending=False, limit=limit)
         return [dict(row) for row in rows]
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
-async def task_links(storage: SessionStorageCore, parent_id: str) -> dict[str, str]:
+async def task_links(reader: Reader, parent_id: str) -> dict[str, str]:
     """``tool_call_id`` -> delegated session id, from the parent's ``task`` results.
 
     zett-agent's ``task`` tool answers with a JSON object naming the child's
@@ -133,12 +122,12 @@ async def task_links(storage: SessionStorageCore, parent_id: str) -> dict[str, s
     async def work(connection: AsyncConnection) -> dict[str, str]:
         links: dict[str, str] = {}
         for (message_json,) in (await connection.execute(statement)).all():
-            link = _result_link(message_json)
+            link = result_link(message_json)
             if link is not None:
                 links.setdefault(link[0], link[1])
         return links
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
 __all__ = ["after_row", "record_of", "stored_raw_page", "stored_session", "stored_snapshots", "task_links"]

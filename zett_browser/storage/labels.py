@@ -21,7 +21,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import LargeBinary, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from ..model.records import SessionNode
 from ..text import one_line
 from . import schema
+from .reader import Reader
 
 T = TypeVar("T")
 
@@ -50,53 +51,47 @@ LABEL_CHARS = 120
 PREVIEW_CHARS = 300
 
 
-class ChildLabelQueries:
-    """Mixin of the browsing storage: labels for sessions without a title."""
+async def child_labels(reader: Reader, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
+    """Labels for the untitled sessions among ``nodes`` (children of ``parent_id``).
 
-    if TYPE_CHECKING:
+    The label is ``subagent type: description`` from the parent's ``task`` call; the
+    child's first user message stands in for a missing description. Sessions with a title, or with nothing found,
+    are left out of the result. Every label is cleaned and one line.
 
-        async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]], *, consistent: bool = False) -> T: ...
+    Cost: three queries whatever the page size. The first user messages and the task
+    calls are index range look-ups, O(page). The task results are found by walking the
+    parent's rows on its session index, filtered in SQL without decoding (6.5 ms for a
+    parent of 20,000 rows of 4 KB each on SQLite); only matching rows are decoded.
+    """
+    wanted = [node.session_id for node in nodes if not node.title]
+    if not wanted:
+        return {}
 
-    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
-        """Labels for the untitled sessions among ``nodes`` (children of ``parent_id``).
+    asked: dict[str, tuple[str, str]] = {}
+    if parent_id is not None:
+        asked = await _best_effort(reader, lambda connection: _task_requests(connection, parent_id, wanted))
+    # A call found gives the description; without one, the prompt tells more than a type.
+    missing = [session_id for session_id in wanted if not asked.get(session_id, ("", ""))[0]]
+    prompts: dict[str, str] = {}
+    if missing:
+        prompts = await _best_effort(reader, lambda connection: _first_user_messages(connection, missing))
+    labels: dict[str, str] = {}
+    for session_id in wanted:
+        description, subagent_type = asked.get(session_id, ("", ""))
+        text = description or prompts.get(session_id, "")
+        if text and subagent_type:
+            labels[session_id] = one_line(f"{subagent_type}: {text}", LABEL_CHARS)
+        elif text or subagent_type:
+            labels[session_id] = one_line(text or subagent_type, LABEL_CHARS)
+    return labels
 
-        The label is ``subagent type: description`` from the parent's ``task`` call; the
-        child's first user message stands in for a missing description. Sessions with a title, or with nothing found,
-        are left out of the result. Every label is cleaned and one line.
 
-        Cost: three queries whatever the page size. The first user messages and the task
-        calls are index range look-ups, O(page). The task results are found by walking the
-        parent's rows on its session index, filtered in SQL without decoding (6.5 ms for a
-        parent of 20,000 rows of 4 KB each on SQLite); only matching rows are decoded.
-        """
-        wanted = [node.session_id for node in nodes if not node.title]
-        if not wanted:
-            return {}
-
-        asked: dict[str, tuple[str, str]] = {}
-        if parent_id is not None:
-            asked = await self._best_effort(lambda connection: _task_requests(connection, parent_id, wanted))
-        # A call found gives the description; without one, the prompt tells more than a type.
-        missing = [session_id for session_id in wanted if not asked.get(session_id, ("", ""))[0]]
-        prompts: dict[str, str] = {}
-        if missing:
-            prompts = await self._best_effort(lambda connection: _first_user_messages(connection, missing))
-        labels: dict[str, str] = {}
-        for session_id in wanted:
-            description, subagent_type = asked.get(session_id, ("", ""))
-            text = description or prompts.get(session_id, "")
-            if text and subagent_type:
-                labels[session_id] = one_line(f"{subagent_type}: {text}", LABEL_CHARS)
-            elif text or subagent_type:
-                labels[session_id] = one_line(text or subagent_type, LABEL_CHARS)
-        return labels
-
-    async def _best_effort(self, work: Callable[[AsyncConnection], Awaitable[dict[str, T]]]) -> dict[str, T]:
-        """``work``'s result, or nothing when it fails: a label is decoration, the id still shows."""
-        try:
-            return await self._read(work)
-        except Exception:  # noqa: BLE001
-            return {}
+async def _best_effort(reader: Reader, work: Callable[[AsyncConnection], Awaitable[dict[str, T]]]) -> dict[str, T]:
+    """``work``'s result, or nothing when it fails: a label is decoration, the id still shows."""
+    try:
+        return await reader.run(work)
+    except Exception:  # noqa: BLE001
+        return {}
 
 
 async def _first_user_messages(connection: AsyncConnection, session_ids: list[str]) -> dict[str, str]:
@@ -142,7 +137,7 @@ async def _task_requests(
     #: tool_call_id -> (child session id, subagent type named by the result, result sequence)
     links: dict[str, tuple[str, str | None, int]] = {}
     for sequence, message_json in (await connection.execute(results)).all():
-        link = _result_link(message_json)
+        link = result_link(message_json)
         if link is not None and link[1] in wanted:
             links[link[0]] = (link[1], link[2], int(sequence))
     if not links:
@@ -183,7 +178,7 @@ def _data(message_json: object) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _result_link(message_json: object) -> tuple[str, str, str | None] | None:
+def result_link(message_json: object) -> tuple[str, str, str | None] | None:
     """(tool_call_id, child session id, subagent type) of a ``task`` result, if it names one."""
     data = _data(message_json)
     if data is None or not isinstance(data.get("tool_call_id"), str) or not isinstance(data.get("content"), str):
@@ -226,3 +221,14 @@ def _request(arguments: dict[str, Any], result_type: str | None) -> tuple[str, s
         description.strip() if isinstance(description, str) else "",
         subagent_type.strip() if isinstance(subagent_type, str) else "",
     )
+
+
+__all__ = [
+    "CALL_WINDOW",
+    "FIRST_USER_WITHIN",
+    "LABEL_CHARS",
+    "MAX_JSON_CHARS",
+    "PREVIEW_CHARS",
+    "child_labels",
+    "result_link",
+]

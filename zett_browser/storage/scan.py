@@ -22,12 +22,8 @@ from typing import Any
 from sqlalchemy import Select, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from . import schema
-from .sql import SessionStorageCore, read_column
-
-raw_t = schema.raw_messages
-sessions_t = schema.agent_sessions
-snapshots_t = schema.session_snapshots
+from .columns import raw_t, read_column, sessions_t, snapshots_t
+from .reader import Reader
 
 #: Rows converted between two yields to the event loop (see :func:`_dicts`).
 _SLICE = 500
@@ -76,7 +72,7 @@ class Census:
     latest: datetime | None
 
 
-async def census(storage: SessionStorageCore) -> Census:
+async def census(reader: Reader) -> Census:
     """Count sessions and read the latest ``updated_at`` (two index lookups)."""
 
     async def work(connection: AsyncConnection) -> Census:
@@ -88,10 +84,10 @@ async def census(storage: SessionStorageCore) -> Census:
         ).scalar()
         return Census(int(count), latest if isinstance(latest, datetime) else None)
 
-    return await storage._read(work, consistent=True)
+    return await reader.run(work, consistent=True)
 
 
-async def active_sessions(storage: SessionStorageCore, since: datetime | None) -> list[Mapping[str, Any]]:
+async def active_sessions(reader: Reader, since: datetime | None) -> list[Mapping[str, Any]]:
     """Sessions whose activity is at or after ``since`` (all when None), with their last sequence."""
     last_sequence = (
         select(func.coalesce(func.max(raw_t.c.sequence), 0))
@@ -102,19 +98,17 @@ async def active_sessions(storage: SessionStorageCore, since: datetime | None) -
 
     async def work(connection: AsyncConnection) -> list[Mapping[str, Any]]:
         # Built here, after the schema check: a store older than session_type reads it as 0.
-        statement = select(*storage._session_columns(), last_sequence.label("last_sequence")).order_by(
+        statement = select(*reader.session_columns(), last_sequence.label("last_sequence")).order_by(
             sessions_t.c.updated_at, sessions_t.c.id
         )
         if since is not None:
             statement = statement.where(sessions_t.c.updated_at >= since.replace(tzinfo=None))
         return await _dicts(connection, statement)
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
-async def raw_after(
-    storage: SessionStorageCore, session_id: str, after_sequence: int, limit: int
-) -> list[Mapping[str, Any]]:
+async def raw_after(reader: Reader, session_id: str, after_sequence: int, limit: int) -> list[Mapping[str, Any]]:
     """Up to ``limit`` Raw Log rows of one session after ``after_sequence``, in order."""
     statement = (
         select(*SCAN_COLUMNS)
@@ -123,10 +117,10 @@ async def raw_after(
         .limit(limit)
     )
 
-    return await storage._read(lambda connection: _dicts(connection, statement))
+    return await reader.run(lambda connection: _dicts(connection, statement))
 
 
-async def raw_scan(storage: SessionStorageCore, after: tuple[str, int] | None, limit: int) -> list[Mapping[str, Any]]:
+async def raw_scan(reader: Reader, after: tuple[str, int] | None, limit: int) -> list[Mapping[str, Any]]:
     """Up to ``limit`` Raw Log rows of the whole store after ``(session_id, sequence)``.
 
     Ordered by the unique ``(session_id, sequence)`` index, so a full build is one
@@ -136,19 +130,19 @@ async def raw_scan(storage: SessionStorageCore, after: tuple[str, int] | None, l
     if after is not None:
         statement = statement.where(tuple_(raw_t.c.session_id, raw_t.c.sequence) > tuple_(*after))
 
-    return await storage._read(lambda connection: _dicts(connection, statement))
+    return await reader.run(lambda connection: _dicts(connection, statement))
 
 
-async def all_snapshot_count(storage: SessionStorageCore) -> int:
+async def all_snapshot_count(reader: Reader) -> int:
     """How many snapshots the store holds (for a full build's progress total)."""
 
     async def work(connection: AsyncConnection) -> int:
         return int((await connection.execute(select(func.count()).select_from(snapshots_t))).scalar_one())
 
-    return await storage._read(work)
+    return await reader.run(work)
 
 
-async def snapshot_scan(storage: SessionStorageCore, after: str | None, limit: int) -> list[Mapping[str, Any]]:
+async def snapshot_scan(reader: Reader, after: str | None, limit: int) -> list[Mapping[str, Any]]:
     """Up to ``limit`` snapshots of the whole store after id ``after``, by id."""
     statement = (
         select(
@@ -164,14 +158,14 @@ async def snapshot_scan(storage: SessionStorageCore, after: str | None, limit: i
     if after is not None:
         statement = statement.where(snapshots_t.c.id > after)
 
-    return await storage._read(lambda connection: _dicts(connection, statement))
+    return await reader.run(lambda connection: _dicts(connection, statement))
 
 
 def _anchor(row: Any) -> tuple[str, str, str]:
     return (str(row[0]), str(row[1]), str(row[2]))
 
 
-async def raw_anchors(storage: SessionStorageCore) -> list[tuple[str, str, str]]:
+async def raw_anchors(reader: Reader) -> list[tuple[str, str, str]]:
     """The Raw Log rows with the lowest and the highest id, as ``(id, session_id, sequence)``.
 
     Two lookups on the primary key. The Raw Log only grows, so a row once seen stays; the
@@ -188,14 +182,14 @@ async def raw_anchors(storage: SessionStorageCore) -> list[tuple[str, str, str]]
                 found.append(_anchor(row))
         return found
 
-    return await storage._read(work, consistent=True)
+    return await reader.run(work, consistent=True)
 
 
-async def raw_rows_by_id(storage: SessionStorageCore, ids: list[str]) -> list[tuple[str, str, str]]:
+async def raw_rows_by_id(reader: Reader, ids: list[str]) -> list[tuple[str, str, str]]:
     """The Raw Log rows with these ids, as ``(id, session_id, sequence)`` (those that exist)."""
     statement = select(raw_t.c.id, raw_t.c.session_id, raw_t.c.sequence).where(raw_t.c.id.in_(ids))
 
     async def work(connection: AsyncConnection) -> list[tuple[str, str, str]]:
         return [_anchor(row) for row in (await connection.execute(statement)).all()]
 
-    return await storage._read(work)
+    return await reader.run(work)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model.compaction import SnapshotMeta
 from ..model.records import RawLogBounds, SessionCursor, SessionNode
-from .convert import _int, _time, node_from_row, text_problems
+from .convert import int_field, node_from_row, text_problems, time_field
 
 #: Deepest ancestor chain followed (a breadcrumb, a cycle check).
 MAX_DEPTH = 256
@@ -94,9 +94,9 @@ def meta_from_row(row: Mapping[Any, Any]) -> SnapshotMeta:
     return SnapshotMeta(
         id=str(row["id"]),
         session_id=str(row["session_id"]),
-        version=_int(row, "version", problems) or 0,
-        compacted_through_sequence=_int(row, "compacted_through_sequence", problems) or 0,
-        created_at=_time(row, "created_at", problems, optional=True),
+        version=int_field(row, "version", problems) or 0,
+        compacted_through_sequence=int_field(row, "compacted_through_sequence", problems) or 0,
+        created_at=time_field(row, "created_at", problems, optional=True),
         stored_chars=int(row["stored_chars"] or 0),
         problems=tuple(problems),
     )

@@ -85,7 +85,7 @@ def _build_store(path: Path) -> None:
     async def create() -> None:
         storage = SQLiteSessionStorage(path)
         try:
-            await storage._ensure_ready()
+            await storage.reader.ensure_ready()
         finally:
             await storage.close()
 
@@ -105,14 +105,14 @@ async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[st
     storage = SQLSessionStorage(path, read_only=True)
     captured: list[Template] = []
     asked: list[tuple[str, str]] = []
-    may_be_null = storage._may_be_null
+    may_be_null = storage.reader.may_be_null
 
     def recorded_may_be_null(table: str, column: str) -> bool:
         if (table, column) not in asked:
             asked.append((table, column))
         return may_be_null(table, column)
 
-    storage._may_be_null = recorded_may_be_null  # type: ignore[method-assign]
+    storage.reader.may_be_null = recorded_may_be_null  # type: ignore[method-assign]
     calls: dict[str, Callable[[], Awaitable[Any]]] = {
         "change_token": lambda: storage.change_token(),
         "list_roots": lambda: storage.list_roots(limit=INTS["roots_page"]),
@@ -132,9 +132,9 @@ async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[st
 
     try:
         await storage.change_token()  # the schema check runs once, before anything is recorded
-        if not storage._has_session_type or any(storage._may_be_null(*pair) for pair in asked):
+        if not storage.reader.has_session_type or any(storage.reader.may_be_null(*pair) for pair in asked):
             raise SystemExit("startgen: the storage's own schema is not the one the reader expects")
-        event.listen(storage._engine().sync_engine, "after_cursor_execute", listen)
+        event.listen(storage.reader.engine().sync_engine, "after_cursor_execute", listen)
         recorded: dict[str, list[Template]] = {}
         for name, call in calls.items():
             captured.clear()

@@ -19,9 +19,11 @@ from sqlalchemy import select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.timing import ChildSpan, TimingRow
-from .core import SessionStorageCore, raw_t, read_column, sessions_t
-from .keyset import Position, bind, keyset_rows
-from .rows import RawValue, StoredDateTime
+from .columns import raw_t, read_column, sessions_t
+from .keyset import bind
+from .rawpages import raw_keyset, raw_position
+from .reader import Reader
+from .rows import StoredDateTime
 
 _TIMING_COLUMNS = [
     read_column(raw_t.c[name])
@@ -76,95 +78,77 @@ def timing_from_row(row: Mapping[str, Any]) -> TimingRow:
     )
 
 
-class TimingQueries(SessionStorageCore):
-    """Mixin of the browsing storage: the timing view's narrow reads."""
+async def timing_page(
+    reader: Reader,
+    session_id: str,
+    *,
+    after_id: str | None = None,
+    before_id: str | None = None,
+    from_end: bool = False,
+    limit: int = 500,
+) -> list[TimingRow]:
+    """Up to ``limit`` rows' timing columns, ascending by (sequence, id).
 
-    async def timing_page(
-        self,
-        session_id: str,
-        *,
-        after_id: str | None = None,
-        before_id: str | None = None,
-        from_end: bool = False,
-        limit: int = 500,
-    ) -> list[TimingRow]:
-        """Up to ``limit`` rows' timing columns, ascending by (sequence, id).
+    From the first row; after the row ``after_id``; before the row ``before_id``; or
+    the last ``limit`` rows (``from_end``). Each is one keyset range on the index.
+    """
+    if limit < 1:
+        raise ValueError("limit must be positive")
+    descending = before_id is not None or from_end
+    edge_id = before_id if before_id is not None else after_id
 
-        From the first row; after the row ``after_id``; before the row ``before_id``; or
-        the last ``limit`` rows (``from_end``). Each is one keyset range on the index.
-        """
-        if limit < 1:
-            raise ValueError("limit must be positive")
-        descending = before_id is not None or from_end
-        edge_id = before_id if before_id is not None else after_id
-
-        async def work(connection: AsyncConnection) -> list[TimingRow]:
-            edge = None
-            if edge_id is not None:
-                edge = await self._timing_edge(connection, session_id, edge_id)
-            rows = await keyset_rows(
-                connection,
-                select(*_TIMING_COLUMNS).where(raw_t.c.session_id == bind(session_id)),
-                key=type_coerce(raw_t.c.sequence, RawValue()),
-                row_id=raw_t.c.id,
-                after=edge,
-                descending=descending,
-                nulls_low=self._nulls_low,
-                limit=limit,
-                nullable=self._may_be_null("raw_messages", "sequence"),
-            )
-            found = [timing_from_row(row) for row in rows]
-            if descending:
-                found.reverse()
-            return found
-
-        return await self._read(work)
-
-    async def _timing_edge(self, connection: AsyncConnection, session_id: str, row_id: str) -> Position:
-        statement = select(type_coerce(raw_t.c.sequence, RawValue())).where(
-            raw_t.c.id == bind(row_id), raw_t.c.session_id == bind(session_id)
+    async def work(connection: AsyncConnection) -> list[TimingRow]:
+        edge = None
+        if edge_id is not None:
+            edge = await raw_position(connection, session_id, None, edge_id)
+        rows = await raw_keyset(
+            reader, connection, _TIMING_COLUMNS, session_id, edge, descending=descending, limit=limit
         )
-        found = (await connection.execute(statement)).first()
-        key = found[0] if found is not None else None
-        return Position(key=key, null_key=key is None, id=row_id)
+        found = [timing_from_row(row) for row in rows]
+        if descending:
+            found.reverse()
+        return found
 
-    async def child_spans(
-        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
-    ) -> list[ChildSpan]:
-        """Delegated sessions of ``session_id`` created in a time window, oldest first."""
-        created = type_coerce(sessions_t.c.created_at, StoredDateTime())
-        statement = select(
-            sessions_t.c.id,
-            sessions_t.c.title,
-            sessions_t.c.agent_name,
-            created.label("created_at"),
-            type_coerce(sessions_t.c.updated_at, StoredDateTime()).label("updated_at"),
-        ).where(sessions_t.c.parent_session_id == bind(session_id))
-        if since is not None:
-            statement = statement.where(sessions_t.c.created_at >= since.replace(tzinfo=None))
-        if until is not None:
-            statement = statement.where(sessions_t.c.created_at <= until.replace(tzinfo=None))
-        statement = statement.order_by(sessions_t.c.created_at, sessions_t.c.id).limit(MAX_CHILDREN)
+    return await reader.run(work)
 
-        async def work(connection: AsyncConnection) -> list[ChildSpan]:
-            spans = []
-            for row in (await connection.execute(statement)).mappings():
-                created, updated = (
-                    value if isinstance(value, datetime) else None for value in (row["created_at"], row["updated_at"])
+
+async def child_spans(
+    reader: Reader, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+) -> list[ChildSpan]:
+    """Delegated sessions of ``session_id`` created in a time window, oldest first."""
+    created = type_coerce(sessions_t.c.created_at, StoredDateTime())
+    statement = select(
+        sessions_t.c.id,
+        sessions_t.c.title,
+        sessions_t.c.agent_name,
+        created.label("created_at"),
+        type_coerce(sessions_t.c.updated_at, StoredDateTime()).label("updated_at"),
+    ).where(sessions_t.c.parent_session_id == bind(session_id))
+    if since is not None:
+        statement = statement.where(sessions_t.c.created_at >= since.replace(tzinfo=None))
+    if until is not None:
+        statement = statement.where(sessions_t.c.created_at <= until.replace(tzinfo=None))
+    statement = statement.order_by(sessions_t.c.created_at, sessions_t.c.id).limit(MAX_CHILDREN)
+
+    async def work(connection: AsyncConnection) -> list[ChildSpan]:
+        spans = []
+        for row in (await connection.execute(statement)).mappings():
+            created, updated = (
+                value if isinstance(value, datetime) else None for value in (row["created_at"], row["updated_at"])
+            )
+            title, agent = row["title"], row["agent_name"]
+            spans.append(
+                ChildSpan(
+                    session_id=str(row["id"]),
+                    title=title if isinstance(title, str) else None,
+                    agent_name=agent if isinstance(agent, str) else None,
+                    created_at=created,
+                    updated_at=updated,
                 )
-                title, agent = row["title"], row["agent_name"]
-                spans.append(
-                    ChildSpan(
-                        session_id=str(row["id"]),
-                        title=title if isinstance(title, str) else None,
-                        agent_name=agent if isinstance(agent, str) else None,
-                        created_at=created,
-                        updated_at=updated,
-                    )
-                )
-            return spans
+            )
+        return spans
 
-        return await self._read(work)
+    return await reader.run(work)
 
 
-__all__ = ["MAX_CHILDREN", "TimingQueries", "timing_from_row"]
+__all__ = ["MAX_CHILDREN", "child_spans", "timing_page", "timing_from_row"]

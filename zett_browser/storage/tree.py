@@ -14,7 +14,7 @@ Costs: roots and children are O(page) keyset walks (:mod:`.keyset`). ``list_chil
 adds one recursive look-up up the parent's own chain (O(depth), a few index probes) to
 notice a cycle. ``list_orphans`` walks delegated sessions by activity until a page is
 found, as before (O(delegated sessions) at worst, never messages), plus one pass over
-the session ids to find cycle representatives (see :meth:`TreeQueries._cycle_representatives`);
+the session ids to find cycle representatives (see :meth:`SessionTree._cycle_representatives`);
 start-up asks it for one orphan only.
 """
 
@@ -35,9 +35,10 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..model.records import Page, SessionCursor, SessionNode
+from .columns import raw_t, sessions_t, snapshots_t
 from .convert import BadText, node_from_row
-from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
 from .keyset import Position, bind, first_page_rows, first_page_statements, keyset_rows
+from .reader import Reader
 from .rows import RawValue
 from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
 
@@ -52,8 +53,15 @@ def _position(cursor: SessionCursor | None, key: str) -> Position | None:
     return Position(key=literal(naive, sessions_t.c[key].type), null_key=False, id=cursor.session_id)
 
 
-class TreeQueries(SessionStorageCore):
-    """The queries that build the session tree."""
+class SessionTree:
+    """The queries that build the session tree, over one store's reader.
+
+    It keeps the statements it builds once per schema shape (the node columns, the first
+    children page and the cycle check): the storage facade holds one per store.
+    """
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
 
     def _node_columns(self) -> list[ColumnElement[Any]]:
         """The node's columns and per-node counts (correlated to ``sessions_t``).
@@ -62,7 +70,7 @@ class TreeQueries(SessionStorageCore):
         was most of a tree refresh's time on the event loop (a poll with 100 expanded nodes
         built them 100 times).
         """
-        shape = self._has_session_type
+        shape = self.reader.has_session_type
         cached = self.__dict__.get("_node_columns_cache")
         if cached is not None and cached[0] == shape:
             return list(cached[1])
@@ -95,7 +103,7 @@ class TreeQueries(SessionStorageCore):
             .scalar_subquery()
         )
         return [
-            *self._session_columns(),
+            *self.reader.session_columns(),
             last_sequence.label("message_count"),
             child_count.label("child_count"),
             snapshot_count.label("snapshot_count"),
@@ -134,9 +142,9 @@ class TreeQueries(SessionStorageCore):
             row_id=sessions_t.c.id,
             after=_position(cursor, key),
             descending=newest_first,
-            nulls_low=self._nulls_low,
+            nulls_low=self.reader.nulls_low,
             limit=limit + 1,
-            nullable=self._may_be_null("agent_sessions", key),
+            nullable=self.reader.may_be_null("agent_sessions", key),
             wrap=self._with_counts,
         )
         return node_page(rows, limit, key)
@@ -148,7 +156,11 @@ class TreeQueries(SessionStorageCore):
         building their statements anew for each node was most of a poll's time on the
         event loop (and its garbage set off full collections).
         """
-        shape = (self._has_session_type, self._may_be_null("agent_sessions", "created_at"), self._nulls_low)
+        shape = (
+            self.reader.has_session_type,
+            self.reader.may_be_null("agent_sessions", "created_at"),
+            self.reader.nulls_low,
+        )
         cached: _Prepared | None = self.__dict__.get("_prepared_cache")
         if cached is not None and cached.shape == shape:
             return cached
@@ -160,7 +172,7 @@ class TreeQueries(SessionStorageCore):
             key=sort_key,
             row_id=sessions_t.c.id,
             descending=False,
-            nulls_low=self._nulls_low,
+            nulls_low=self.reader.nulls_low,
             nullable=shape[1],
             wrap=self._with_counts,
         )
@@ -183,7 +195,7 @@ class TreeQueries(SessionStorageCore):
             )
             return Page(items=nodes, next_cursor=after)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def list_children(
         self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
@@ -199,7 +211,7 @@ class TreeQueries(SessionStorageCore):
         async def work(connection: AsyncConnection) -> Page[SessionNode]:
             return await self._children_page(connection, session_id, limit, cursor)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def _children_page(
         self, connection: AsyncConnection, session_id: str, limit: int, cursor: SessionCursor | None
@@ -246,7 +258,7 @@ class TreeQueries(SessionStorageCore):
             }
             return Page(items=nodes, next_cursor=after), children
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def _cycle_of(self, connection: AsyncConnection, session_id: str) -> list[Any]:
         """The members of the parent cycle ``session_id`` is in, or [] (one recursive query)."""
@@ -314,7 +326,7 @@ class TreeQueries(SessionStorageCore):
             marked = [with_problem(n, CYCLE_PROBLEM) if n.parent_session_id in present else n for n in nodes]
             return Page(items=marked, next_cursor=after)
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         """One session as a tree node, or None."""
@@ -324,7 +336,7 @@ class TreeQueries(SessionStorageCore):
             row = (await connection.execute(statement)).mappings().first()
             return node_from_row(row) if row is not None else None
 
-        return await self._read(work)
+        return await self.reader.run(work)
 
     async def ancestors(self, session_id: str) -> list[SessionNode]:
         """The chain of parents of a session, root first (present rows only).
@@ -344,7 +356,7 @@ class TreeQueries(SessionStorageCore):
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
 
-        return await self._read(work, consistent=True)
+        return await self.reader.run(work, consistent=True)
 
 
 #: The bound parameter of the prepared statements: the parent (or session) id.
@@ -376,4 +388,4 @@ def _cycle_statement(session: ColumnElement[Any]) -> Select[Any]:
     return select(walk.c.cur).order_by(walk.c.depth)
 
 
-__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "PARENT_PARAMETER", "TreeQueries"]
+__all__ = ["CYCLE_PROBLEM", "MAX_DEPTH", "PARENT_PARAMETER", "SessionTree"]

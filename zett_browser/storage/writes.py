@@ -12,7 +12,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +23,10 @@ from ..model.kinds import MessageKind, kind_of
 from ..model.messages import AssistantMessage, CompactedMessage, ToolMessage, UnreadableMessage, UserMessage
 from ..model.records import MessageTiming, ModelUsage
 from .codec import encode_messages
-from .core import SessionStorageCore, raw_t, sessions_t, snapshots_t
+from .columns import raw_t, sessions_t, snapshots_t
 from .ids import new_uuid7
+from .reader import Reader
+from .sessions import last_sequence, session_row, summary
 from .validation import check_display_values, display_value, encode_context, session_type_code, utc_naive
 
 if TYPE_CHECKING:  # pydantic: loaded by the calls that build these
@@ -56,8 +58,16 @@ def _usage_values(usage: ModelUsage | None) -> dict[str, Any]:
     return {name: getattr(usage, name) if usage is not None else None for name in names}
 
 
-class DocumentedWrites(SessionStorageCore):
-    """zett-agent's documented write methods."""
+class SessionWriter:
+    """The bodies of zett-agent's documented write methods, over one store's reader.
+
+    ``clock`` stamps the rows; ``new_id`` names each new Raw Log row and snapshot.
+    """
+
+    def __init__(self, reader: Reader, *, clock: Callable[[], datetime], new_id: Callable[[], str]) -> None:
+        self.reader = reader
+        self.clock = clock
+        self.new_id = new_id
 
     async def create_session(
         self,
@@ -68,12 +78,7 @@ class DocumentedWrites(SessionStorageCore):
         agent_name: str | None = None,
         session_type: int = 0,
     ) -> SessionSummary:
-        """Create an empty session before its first Raw Log message is appended.
-
-        Raises:
-            ValueError: An id is empty, the session is its own parent, a display value
-                is empty or too long, the type code is invalid, or the id exists.
-        """
+        """Create an empty session before its first Raw Log message is appended. (documented at the facade)."""
         resolved_id = session_id or new_uuid7()
         if not resolved_id.strip():
             raise ValueError("session_id cannot be empty")
@@ -84,10 +89,10 @@ class DocumentedWrites(SessionStorageCore):
         normalized_title = display_value(title, "Session title", 200, strip=True)
         normalized_agent = display_value(agent_name, "Agent name", 64, strip=True)
         code = session_type_code(session_type)
-        now = utc_naive(self._clock())
+        now = utc_naive(self.clock())
 
         async def work(connection: AsyncConnection) -> SessionSummary:
-            if await self._session_row(connection, resolved_id) is not None:
+            if await session_row(self.reader, connection, resolved_id) is not None:
                 raise ValueError(f"Session already exists: {resolved_id}")
             await connection.execute(
                 insert(sessions_t).values(
@@ -100,38 +105,31 @@ class DocumentedWrites(SessionStorageCore):
                     updated_at=now,
                 )
             )
-            return await self._summary(connection, resolved_id)  # type: ignore[return-value]
+            return await summary(self.reader, connection, resolved_id)  # type: ignore[return-value]
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def update_session(
         self, session_id: str, *, title: str | None = None, agent_name: str | None = None
     ) -> SessionSummary | None:
-        """Update a session's title and/or agent name; None leaves a field unchanged.
-
-        Returns:
-            The refreshed summary, or None for an unknown session.
-
-        Raises:
-            ValueError: Neither field is given, or a value is empty or too long.
-        """
+        """Update a session's title and/or agent name; None leaves a field unchanged. (documented at the facade)."""
         if title is None and agent_name is None:
             raise ValueError("At least one session field must be supplied")
         normalized_title = display_value(title, "Session title", 200, strip=True)
         normalized_agent = display_value(agent_name, "Agent name", 64, strip=True)
-        values: dict[str, Any] = {"updated_at": utc_naive(self._clock())}
+        values: dict[str, Any] = {"updated_at": utc_naive(self.clock())}
         if normalized_title is not None:
             values["title"] = normalized_title
         if normalized_agent is not None:
             values["agent_name"] = normalized_agent
 
         async def work(connection: AsyncConnection) -> SessionSummary | None:
-            if await self._session_row(connection, session_id) is None:
+            if await session_row(self.reader, connection, session_id) is None:
                 return None
             await connection.execute(update(sessions_t).where(sessions_t.c.id == session_id).values(**values))
-            return await self._summary(connection, session_id)
+            return await summary(self.reader, connection, session_id)
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete one session's raw messages, snapshots and row; True if anything was deleted."""
@@ -147,7 +145,7 @@ class DocumentedWrites(SessionStorageCore):
             ]
             return any(counts)
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     async def append(
         self,
@@ -162,29 +160,20 @@ class DocumentedWrites(SessionStorageCore):
         tags: Mapping[str, Any] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
-        """Append one original message and return its new per-session sequence.
-
-        The first append creates the session (with the parent, title and agent name
-        given); later appends may update title and agent name, never the parent.
-
-        Raises:
-            ValueError: Metadata or tags are not JSON objects, a display value is empty
-                or too long, the parent differs from the stored one, usage is given for
-                a non-assistant message, or the message is a checkpoint.
-        """
+        """Append one original message and return its new per-session sequence. (documented at the facade)."""
         check_display_values(title, agent_name)
         row = self._raw_row_values(session_id, request_id, message, timing, metadata, tags, usage)
 
         async def work(connection: AsyncConnection) -> int:
-            sequence = await self._last_sequence(connection, session_id) + 1
-            now = utc_naive(self._clock())
+            sequence = await last_sequence(connection, session_id) + 1
+            now = utc_naive(self.clock())
             await self._upsert_for_append(connection, session_id, parent_session_id, title, agent_name, now)
             await connection.execute(
-                insert(raw_t).values(id=self._new_id(), sequence=sequence, created_at=now, updated_at=now, **row)
+                insert(raw_t).values(id=self.new_id(), sequence=sequence, created_at=now, updated_at=now, **row)
             )
             return sequence
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     def _raw_row_values(
         self,
@@ -207,7 +196,7 @@ class DocumentedWrites(SessionStorageCore):
         if kind == MessageKind.CHECKPOINT:
             raise ValueError("Checkpoints belong in snapshots, not raw logs")
         if timing is None:
-            instant = self._clock()
+            instant = self.clock()
             timing = MessageTiming(started_at=instant, completed_at=instant, duration_ns=0)
         return {
             "session_id": session_id,
@@ -232,7 +221,7 @@ class DocumentedWrites(SessionStorageCore):
         now: datetime,
     ) -> None:
         """Create the session on its first append, else refresh its activity and names."""
-        row = await self._session_row(connection, session_id)
+        row = await session_row(self.reader, connection, session_id)
         if row is None:
             await connection.execute(
                 insert(sessions_t).values(
@@ -262,14 +251,7 @@ class DocumentedWrites(SessionStorageCore):
         compacted_through_sequence: int,
         expected_version: int,
     ) -> ContextSnapshot:
-        """Create an immutable compaction checkpoint with optimistic version checking.
-
-        The Raw Log is never changed.
-
-        Raises:
-            ValueError: The version is stale, the boundary is outside the Raw Log, or it
-                does not advance beyond the previous snapshot.
-        """
+        """Create an immutable compaction checkpoint with optimistic version checking. (documented at the facade)."""
         if type(compacted_message) is not CompactedMessage:
             raise ValueError("A snapshot holds exactly one CompactedMessage")
         message_json = encode_messages([compacted_message])
@@ -279,13 +261,13 @@ class DocumentedWrites(SessionStorageCore):
             version = latest["version"] if latest is not None else 0
             if version != expected_version:
                 raise ValueError("Snapshot conflict; reload the session")
-            last = await self._last_sequence(connection, session_id)
+            last = await last_sequence(connection, session_id)
             if compacted_through_sequence < 1 or compacted_through_sequence > last:
                 raise ValueError("Snapshot boundary must identify an existing Raw Log message")
             if latest is not None and compacted_through_sequence <= latest["compacted_through_sequence"]:
                 raise ValueError("Snapshot boundary must advance beyond the previous checkpoint")
-            now = self._clock()
-            snapshot_id = self._new_id()
+            now = self.clock()
+            snapshot_id = self.new_id()
             await connection.execute(
                 insert(snapshots_t).values(
                     id=snapshot_id,
@@ -309,7 +291,7 @@ class DocumentedWrites(SessionStorageCore):
                 updated_at=now,
             )
 
-        return await self._write(work)
+        return await self.reader.write(work)
 
     @staticmethod
     async def _latest_version(connection: AsyncConnection, session_id: str) -> Any:
@@ -323,4 +305,4 @@ class DocumentedWrites(SessionStorageCore):
         return (await connection.execute(statement)).mappings().first()
 
 
-__all__ = ["DocumentedWrites"]
+__all__ = ["SessionWriter"]
