@@ -3,7 +3,7 @@
 The screen reads one page of the Raw Log's timing columns with a keyset query (never the
 messages), plus a few rows on each side so a step cut by the page edge still gets its
 tool time and the gap before the page's first step is measured. Reads go through the
-main screen's :meth:`~.watch.WatchingScreen.fetch` (the one place a failed read becomes a
+main screen's :meth:`~.reads.Reader.fetch` (the one place a failed read becomes a
 notice) in a worker, so keys stay answered while a page of a 100,000-message session is
 read. It dismisses with what the user chose: a sequence to show, or a child to open.
 """
