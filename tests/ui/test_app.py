@@ -289,7 +289,7 @@ async def test_markdown_prose_highlights_code_but_links_stay_text(tmp_path: Path
 
 
 async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object) -> None:
-    import zett_browser.screens.levels as main_screen
+    import zett_browser.screens.main as main_screen
 
     path = tmp_path / "many.sqlite3"
     storage = SQLiteSessionStorage(path)

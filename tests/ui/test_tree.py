@@ -11,7 +11,7 @@ from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, CHILD, PARENT, ROOT
 from tests.ui.helpers import frozen_clock, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.model import SessionNode
-from zett_browser.screens import levels as main_screen
+from zett_browser.screens import main as main_screen
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import SQLiteSessionStorage
 from zett_browser.widgets.rawlog import RawLogView

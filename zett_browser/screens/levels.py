@@ -35,6 +35,8 @@ class TreeLevels:
         roots_read: Called once the roots answered, with the change token (None: failed).
         first_wanted: True when the newest root is to open (nothing open, none asked for).
         open_session: Opens a session.
+        roots_page: Sessions per page of the roots.
+        children_page: Sessions per page of a session's children (and of the orphans).
     """
 
     def __init__(
@@ -50,6 +52,8 @@ class TreeLevels:
         roots_read: Callable[[tuple[object, ...] | None], object],
         first_wanted: Callable[[], bool],
         open_session: Callable[[str], object],
+        roots_page: int = ROOTS_PAGE,
+        children_page: int = CHILDREN_PAGE,
     ) -> None:
         self._store = services.store
         self._reader = services.reader
@@ -63,6 +67,8 @@ class TreeLevels:
         self._roots_read = roots_read
         self._first_wanted = first_wanted
         self._open_session = open_session
+        self._roots_page = roots_page
+        self._children_page = children_page
 
     def _tree_worker(self, name: str, call: Callable[[], Awaitable[None]]) -> Worker[None]:
         return self._run(call, name=name, group="tree", description=name, exit_on_error=False)
@@ -78,7 +84,7 @@ class TreeLevels:
         async def read() -> tuple[Any, Any, Any]:
             # The token is taken before reading, so a change committed meanwhile is seen at the next poll.
             token = await store.change_token()
-            page = await store.list_roots(limit=ROOTS_PAGE)
+            page = await store.list_roots(limit=self._roots_page)
             # The orphan check grows with delegated sessions: with roots to show it runs after them.
             orphans = None if page.items else await store.list_orphans(limit=1)
             return token, page, orphans
@@ -118,7 +124,7 @@ class TreeLevels:
 
     async def _children(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self._tree
-        limit = ROOTS_PAGE if event.parent_id is None else CHILDREN_PAGE
+        limit = self._roots_page if event.parent_id is None else self._children_page
         page = await self._reader.fetch(
             self._read_level(event.parent_id, event.cursor, limit), "Could not load sessions"
         )
@@ -136,7 +142,7 @@ class TreeLevels:
     async def _orphans(self, event: SessionTree.OrphansWanted) -> None:
         tree = self._tree
         page = await self._reader.fetch(
-            self._store.list_orphans(limit=CHILDREN_PAGE, cursor=event.cursor), "Could not load orphaned sessions"
+            self._store.list_orphans(limit=self._children_page, cursor=event.cursor), "Could not load orphaned sessions"
         )
         if isinstance(page, Failed):
             tree.forget(event.node)
@@ -157,5 +163,5 @@ class TreeLevels:
 
     async def _warm_up(self, page_size: int) -> None:
         # Only a speed-up: if it fails, the key presses read as usual.
-        warm = self._store.warm_up(page_size=page_size, children_page=CHILDREN_PAGE)
+        warm = self._store.warm_up(page_size=page_size, children_page=self._children_page)
         await self._reader.quietly(warm, None, "warm-up")

@@ -41,7 +41,7 @@ from .quiet import QuietGate
 from .reads import Reader, Services
 from .session import PaneWidgets, SessionPane
 from .usage import DelegationCards, UsageLabels
-from .watch import ChangePoller, OpenSession
+from .watch import CHILDREN_PAGE, ROOTS_PAGE, ChangePoller, OpenSession
 
 
 class MainScreen(FrameHold, Screen[None]):
@@ -131,6 +131,8 @@ class MainScreen(FrameHold, Screen[None]):
             roots_read=self.poller.roots_answered,
             first_wanted=lambda: self.pane.open is None and not options.session,
             open_session=lambda session_id: self.pane.open_session(session_id, None),
+            roots_page=ROOTS_PAGE,
+            children_page=CHILDREN_PAGE,
         )
 
     def frames_held(self) -> bool:
