@@ -127,6 +127,8 @@ async def test_the_reader_turns_a_failed_read_into_one_notice_and_says_when_the_
         quiet = await reader.fetch(store.get_node(PARENT))  # a background read: no second notice
         assert isinstance(quiet, Failed) and len(app.notices) == 1
         assert await reader.quietly(store.get_node(PARENT), "default", "decoration") == "default"
+        in_place = await reader.attempt(store.get_node(PARENT))  # the view words it: no notice
+        assert isinstance(in_place, Failed) and isinstance(in_place.error, Exception) and len(app.notices) == 1
         reader.connected()
         assert app.notices[-1] == "Reconnected to the store" and app.offline_shown[-1] is None
 

@@ -64,7 +64,7 @@ class CompactionViews:
 
         from .ledger import LedgerScreen  # a screen's module loads when it first opens
 
-        self._push_screen(LedgerScreen(self._store, state.node), closed)
+        self._push_screen(LedgerScreen(self._store, state.node, self._reader), closed)
 
     def diff(self, older: SnapshotMeta, newer: SnapshotMeta) -> None:
         """The diff of two snapshot versions of the open session."""
@@ -72,7 +72,7 @@ class CompactionViews:
         if state is not None:
             from .diff import DiffScreen
 
-            self._push_screen(DiffScreen(self._store, state.node.session_id, older, newer))
+            self._push_screen(DiffScreen(self._store, self._reader, state.node.session_id, older, newer))
 
     def show_saved_tokens(self, session_id: str, latest: SnapshotInfo | None) -> Worker[None]:
         """The tokens the latest snapshot saves, read after the session shows (a long prefix

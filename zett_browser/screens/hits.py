@@ -17,7 +17,7 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.safe import one_line
 from ..widgets.session_tree import SessionTree
 from .indexing import IndexState
-from .reads import Services
+from .reads import Failed, Services
 
 
 class SearchHits:
@@ -162,13 +162,13 @@ class SearchHits:
         if service is None:
             self._notify("Search is off (--no-index): no tree filter", severity="warning", markup=False)
             return
-        try:
-            found = await service.sessions_matching(query, self._open_session())
-        except ValueError as error:  # a bad query: the message names the token
-            self._notify(one_line(str(error), 200), severity="error", markup=False)
-            return
-        except Exception as error:  # noqa: BLE001 - a locked or damaged index: say so, keep the tree
-            self._notify(f"Could not filter the tree: {one_line(error, 200)}", severity="error", markup=False)
+        found = await self._reader.attempt(service.sessions_matching(query, self._open_session()))
+        if isinstance(found, Failed):
+            error = found.error
+            if isinstance(error, ValueError):  # a bad query: the message names the token
+                self._notify(one_line(str(error), 200), severity="error", markup=False)
+            else:  # a locked or damaged index: say so, keep the tree
+                self._notify(f"Could not filter the tree: {one_line(error, 200)}", severity="error", markup=False)
             return
         if found.partial:
             self._notify("The index is still being built: the filter may miss sessions", markup=False)

@@ -144,7 +144,7 @@ class RecordLinks:
             elif chosen.sequence is not None:
                 self._jump_to(chosen.sequence)
 
-        self._push_screen(TimingScreen(self._store, node, self._reader.fetch), closed)
+        self._push_screen(TimingScreen(self._store, node, self._reader), closed)
 
     def export(self, node: SessionNode | None) -> None:
         """``e``: the export dialog on the open session ``node``."""

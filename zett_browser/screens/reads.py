@@ -82,6 +82,14 @@ class Reader:
                 self._notify(f"{failure}: {clean(error)}", severity="error", markup=False, timeout=8)
             return Failed(error)
 
+    async def attempt(self, call: Awaitable[T]) -> T | Failed:
+        """Run a read whose failure the view itself shows in place (an error line of its
+        own, not a notice): the value, or :class:`Failed` with the error to word."""
+        try:
+            return await call
+        except Exception as error:  # noqa: BLE001 - the caller shows it, never a crash
+            return Failed(error)
+
     async def quietly(self, call: Awaitable[T], default: T, what: str = "read") -> T:
         """Run a read that is only decoration: a failure is a log line and ``default``."""
         try:

@@ -151,7 +151,7 @@ class UsageLabels:
             return
         from .usage_details import UsageDetails
 
-        self._push_screen(UsageDetails(node, service))
+        self._push_screen(UsageDetails(node, service, self._reader))
 
 
 class DelegationCards:
