@@ -93,7 +93,7 @@ class ZettBrowserApp(PromptOutput, App[None]):
         self.first_paint_held = True
         hold_repaints(self)
         self.set_timer(self.FIRST_SCREEN_HOLD, self._end_hold)
-        self.push_screen(MainScreen(store, self.options))
+        self.push_screen(MainScreen(store, self.options, frames_held=lambda: self.first_paint_held))
         if self.live is not None:
             for key in keys("live"):
                 self.bind(key.keys, key.action, description=key.title)

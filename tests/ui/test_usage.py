@@ -278,7 +278,7 @@ async def test_timing_pages_cut_inside_steps_keep_every_step_whole(tmp_path: Pat
         main = app.screen
         assert isinstance(main, MainScreen) and main.open is not None
         whole = [line for line in layout(await main.store.timing_page(ROOT), []) if isinstance(line, Step)]
-        app.push_screen(TimingScreen(main.store, main.open.node, main.fetch, page=2))
+        app.push_screen(TimingScreen(main.store, main.open.node, main.reader, page=2))
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TimingScreen)

@@ -19,12 +19,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..keymap import bindings
-from ..model.compaction import SnapshotMeta
+from ..model import SnapshotInfo
+from ..model.compaction import RangeText, SnapshotMeta
 from ..model.store import BrowsingStore
 from ..snapdiff import dropped_terms, side_by_side
 from ..widgets.diff import diff_view
 from ..widgets.footer import KeyFooter
 from ..widgets.safe import clean, one_line
+from .reads import Failed, ReadHelper
 
 #: Characters of each summary compared (a 10 MB summary would take seconds to diff).
 DIFF_CHARS = 200_000
@@ -39,9 +41,12 @@ class DiffScreen(Screen[None]):
     DiffScreen #diff-scroll { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, store: BrowsingStore, session_id: str, older: SnapshotMeta, newer: SnapshotMeta) -> None:
+    def __init__(
+        self, store: BrowsingStore, reader: ReadHelper, session_id: str, older: SnapshotMeta, newer: SnapshotMeta
+    ) -> None:
         super().__init__()
         self.store = store
+        self.reader = reader
         self.session_id = session_id
         self.older = older
         self.newer = newer
@@ -65,17 +70,23 @@ class DiffScreen(Screen[None]):
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
         body = self.query_one("#diff-body", Static)
-        try:
-            old = await self.store.snapshot_version(self.session_id, self.older.version)
-            new = await self.store.snapshot_version(self.session_id, self.newer.version)
-            absorbed = await self.store.range_text(
-                self.session_id,
+        store, session_id = self.store, self.session_id
+
+        async def read() -> tuple[SnapshotInfo | None, SnapshotInfo | None, RangeText]:
+            old = await store.snapshot_version(session_id, self.older.version)
+            new = await store.snapshot_version(session_id, self.newer.version)
+            absorbed = await store.range_text(
+                session_id,
                 after_sequence=self.older.compacted_through_sequence,
                 through_sequence=self.newer.compacted_through_sequence,
             )
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            body.update(Text(f"Could not read the versions: {one_line(error, 200)}"))
+            return old, new, absorbed
+
+        result = await self.reader.attempt(read())
+        if isinstance(result, Failed):
+            body.update(Text(f"Could not read the versions: {one_line(result.error, 200)}"))
             return
+        old, new, absorbed = result
         if old is None or new is None:
             body.update(Text("One of the two versions is gone from the store."))
             return

@@ -1,28 +1,26 @@
-"""Provides the side index's part of the main screen: background sync, progress, hits.
+"""Provides the side index's sync for the main screen: :class:`IndexSync` and its progress line.
 
 The first sync starts when the screen mounts and later ones when the change poll sees
 the store move; each runs in a worker while the keys stay answered (the index does
 its work in threads, in batches). Progress goes to a one-line widget that only repaints,
-at most a few times a second. The search view is pushed from here, and ``.``/``,``
-step through the last query's hits in the open session.
+at most a few times a second. The search itself is :mod:`.searching`'s.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import work
 from textual.widget import Widget
+from textual.worker import Worker
 
-from ..model.search import BuildProgress, SearchHit
+from ..model.search import BuildProgress, SearchService
 from ..widgets.line import TextLine
-from ..widgets.rawlog import RawLogView
 from ..widgets.safe import one_line
-from ..widgets.session_tree import SessionTree
 from ..widgets.status import JumpField, StatusLine
-from .watch import WatchingScreen
+from .reads import Notify, RunWorker
 
 #: Seconds between repaints of the progress line (and before it first shows).
 PROGRESS_EVERY = 0.25
@@ -112,48 +110,74 @@ def show_build_progress(row: Widget, progress: BuildProgress) -> None:
     row.query_one(JumpField).show_note(None if shown else progress_text(progress, JUMP_CELLS - 2).plain)
 
 
-class IndexingScreen(WatchingScreen):
-    """A watching screen that also keeps the side index up to date and searches it."""
+class IndexSync:
+    """Keeps the side index up to date: the first sync, one more per change, the progress.
 
-    index_state: IndexState
-    search_text: str | None = None
-    #: The first sync waits for the first page (see :meth:`start_index`).
-    _sync_after_first_page = False
+    Args:
+        service: The search service (None: ``--no-index``, nothing to sync).
+        row: The status row, whose index line (or jump field) shows the progress.
+        run_worker: Starts a worker on the screen.
+        notify: Shows a notice.
+        set_timer: The screen's ``set_timer``.
+        synced: Called after each sync (cached hits and the shown usage are stale).
+    """
 
-    def start_index(self) -> None:
-        """Begin the first sync (when the app has a search service)."""
-        self.index_state = IndexState()
+    def __init__(
+        self,
+        service: SearchService | None,
+        row: Widget,
+        run_worker: RunWorker,
+        notify: Notify,
+        set_timer: Callable[[float, Callable[[], object]], object],
+        synced: Callable[[], object],
+    ) -> None:
+        self._service = service
+        self._row = row
+        self._run = run_worker
+        self._notify = notify
+        self._set_timer = set_timer
+        self._synced = synced
+        self.state = IndexState()
         self._sync_again = False
-        self._session_hits: tuple[str, str, list[int]] | None = None
-        if self.options.search is not None:
-            if self.options.search_query is None and not self._started:
-                self._sync_after_first_page = True  # the first screen's reads go first
-                self.set_timer(3.0, self.start_deferred_sync)  # no first page (an empty store...)
+        #: The first sync waits for the first page (see :meth:`start`).
+        self._after_first_page = False
+
+    def start(self, *, after_first_page: bool) -> None:
+        """Begin the first sync (when there is a search service), at once or, with
+        ``after_first_page``, once the first screen's reads are done (or 3 s passed)."""
+        if self._service is not None:
+            if after_first_page:
+                self._after_first_page = True  # the first screen's reads go first
+                self._set_timer(3.0, self.start_deferred)  # no first page (an empty store...)
             else:
-                self.sync_index()
+                self.sync()
 
-    def start_deferred_sync(self) -> None:
+    def start_deferred(self) -> None:
         """Start the first sync if it waits for the first page (once)."""
-        if self._sync_after_first_page:
-            self._sync_after_first_page = False
-            self.sync_index()
+        if self._after_first_page:
+            self._after_first_page = False
+            self.sync()
 
-    def _store_changed(self) -> None:
-        if self.options.search is None:
+    def store_changed(self) -> None:
+        """Something was committed to the store since the last poll: the index follows."""
+        if self._service is None:
             return
-        if self.index_state.building:
+        if self.state.building:
             self._sync_again = True  # one more sync when this one ends
         else:
-            self.sync_index()
+            self.sync()
 
-    @work(group="index", exit_on_error=False)
-    async def sync_index(self) -> None:
-        service = self.options.search
+    def sync(self) -> Worker[None]:
+        return self._run(self._sync, name="sync_index", group="index", description="sync_index()", exit_on_error=False)
+
+    async def _sync(self) -> None:
+        service = self._service
         if service is None:
             return
-        state = self.index_state
+        state = self.state
         state.building = True
-        line = self.query_one(IndexLine)
+        row = self._row
+        line = row.query_one(IndexLine)
         started = last = time.monotonic()
         try:
             async for progress in service.steps():
@@ -161,127 +185,16 @@ class IndexingScreen(WatchingScreen):
                 now = time.monotonic()
                 if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
                     last = now
-                    show_build_progress(self.query_one("#status-row", Widget), progress)
+                    show_build_progress(row, progress)
             state.built = True
         except Exception as error:  # noqa: BLE001 - the index is derived data: browsing goes on
-            self.notify(f"Could not update the search index: {one_line(error, 200)}", severity="warning", markup=False)
+            self._notify(f"Could not update the search index: {one_line(error, 200)}", severity="warning", markup=False)
         finally:
             state.building = False
             state.syncs += 1
             line.add_class("hidden")
-            self.query_one(JumpField).show_note(None)
-        self._index_synced()
+            row.query_one(JumpField).show_note(None)
+        self._synced()
         if self._sync_again:
             self._sync_again = False
-            self.sync_index()
-
-    def _index_synced(self) -> None:
-        """A sync ended: forget cached hits; a search view showing partial results runs again."""
-        self._session_hits = None
-        from .search import SearchScreen  # the search view imports this module
-
-        screen = self.app.screen
-        if isinstance(screen, SearchScreen) and screen.partial:
-            screen.run_query(screen.query_text)
-
-    def action_search(self) -> None:
-        service = self.options.search
-        if service is None:
-            self.notify("Search is off (--no-index)", severity="warning", markup=False)
-            return
-        from .search import SearchScreen
-
-        session = self.open.node.session_id if self.open is not None else None
-        self.app.push_screen(
-            SearchScreen(service, self.index_state, self.search_text or "", session=session), self._hit_chosen
-        )
-
-    def open_search(self, text: str) -> None:
-        """Open the search view on ``text`` (``--search``)."""
-        self.search_text = text
-        self.action_search()
-
-    def _hit_chosen(self, result: tuple[str, SearchHit | None] | None) -> None:
-        if result is None:
-            return
-        text, hit = result
-        self.search_text = text or None
-        if hit is not None:
-            self.show_hit(hit.session_id, hit.sequence)
-
-    def show_hit(self, session_id: str, sequence: int) -> None:
-        """Open a session with the cursor on ``sequence``, remembering the place left (``b``)."""
-        raise NotImplementedError
-
-    def show_sequence(self, sequence: int) -> None:
-        """Move the Raw Log's cursor to ``sequence`` of the open session."""
-        raise NotImplementedError
-
-    @work(exclusive=True, group="hits", exit_on_error=False)
-    async def action_hit(self, step: int) -> None:
-        """Jump the Raw Log to the next (``step`` 1) or previous (-1) hit in the open session."""
-        service, text, state = self.options.search, self.search_text, self.open
-        if service is None or state is None:
-            return
-        if not text:
-            self.notify("No search yet: / searches", markup=False)
-            return
-        session_id = state.node.session_id
-        cached = self._session_hits
-        if cached is not None and cached[:2] == (text, session_id):
-            sequences = cached[2]
-        else:
-            found = await self.fetch(service.sequences_in(text, session_id), "Could not search the session")
-            if not isinstance(found, list):
-                return
-            sequences = found
-            self._session_hits = (text, session_id, sequences)
-        current = self.query_one(RawLogView).current
-        here = current.sequence if current is not None else 0
-        ahead = [s for s in sequences if s > here] if step > 0 else [s for s in reversed(sequences) if s < here]
-        if not sequences:
-            self.notify("No hits of the last search in this session", markup=False)
-        elif not ahead:
-            self.notify("No more hits in this session" if step > 0 else "No earlier hits in this session", markup=False)
-        else:
-            place = sequences.index(ahead[0]) + 1
-            self.notify(f"Hit {place} of {len(sequences)} in this session", markup=False, timeout=2)
-            self.show_sequence(ahead[0])
-
-    # ---------------------------------------------------------------- tree filter (issue 11)
-
-    def action_filter_tree(self) -> None:
-        """``F``: show only the sessions the last search matches (``esc`` in the tree clears)."""
-        if not self.search_text:
-            self.notify("Search first (/): F then filters the tree by that query", markup=False)
-            return
-        self.apply_tree_filter(self.search_text)
-        self.query_one(SessionTree).focus()
-
-    @work(group="tree-filter", exclusive=True, exit_on_error=False)
-    async def apply_tree_filter(self, query: str) -> None:
-        """Filter the tree by a query of the search language; an empty query clears it.
-
-        The matching sessions come from the side index; a bad query or search switched off
-        is a one-line notice.
-        """
-        tree = self.query_one(SessionTree)
-        if not query.strip():
-            tree.clear_filter()
-            return
-        service = self.options.search
-        if service is None:
-            self.notify("Search is off (--no-index): no tree filter", severity="warning", markup=False)
-            return
-        session = self.open.node.session_id if self.open is not None else None
-        try:
-            found = await service.sessions_matching(query, session)
-        except ValueError as error:  # a bad query: the message names the token
-            self.notify(one_line(str(error), 200), severity="error", markup=False)
-            return
-        except Exception as error:  # noqa: BLE001 - a locked or damaged index: say so, keep the tree
-            self.notify(f"Could not filter the tree: {one_line(error, 200)}", severity="error", markup=False)
-            return
-        if found.partial:
-            self.notify("The index is still being built: the filter may miss sessions", markup=False)
-        tree.apply_filter(set(found.matching), set(found.visible), query)
+            self.sync()

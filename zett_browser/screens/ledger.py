@@ -18,13 +18,14 @@ from textual.widgets import Static
 
 from ..keymap import bindings
 from ..ledger import LedgerRow, header, ledger_rows, plot, plot_columns
-from ..model import SessionNode
-from ..model.compaction import SnapshotMeta
+from ..model import RawLogBounds, SessionNode
+from ..model.compaction import CurveColumn, SnapshotMeta
 from ..model.store import BrowsingStore
 from ..widgets.footer import KeyFooter
 from ..widgets.ledger import PLOT_ROWS, CurveView, ledger_line
 from ..widgets.safe import one_line, plain
 from ..widgets.versions import VersionList
+from .reads import Failed, ReadHelper
 
 #: Rows read around the visible ones when facts are missing.
 FACTS_MARGIN = 10
@@ -40,9 +41,11 @@ class LedgerScreen(Screen[int | None]):
     LedgerScreen #ledger-rows { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, store: BrowsingStore, session: SessionNode) -> None:
+    def __init__(self, store: BrowsingStore, session: SessionNode, reader: ReadHelper) -> None:
         super().__init__()
         self.store = store
+        #: The main screen's read helper (the one place a failed read becomes a notice).
+        self.reader = reader
         self.session = session
         self.versions: list[SnapshotMeta] = []
         #: Ledger rows by version (facts read for the rows shown so far).
@@ -67,16 +70,21 @@ class LedgerScreen(Screen[int | None]):
     async def reload(self) -> None:
         """Re-read the versions and the curve (the store changed, or the width did)."""
         session_id = self.session.session_id
-        try:
+        curve_view = self.query_one(CurveView)
+
+        async def read() -> tuple[list[SnapshotMeta], RawLogBounds, int, int, list[CurveColumn]]:
             versions = await self.store.all_snapshot_versions(session_id)
             bounds = await self.store.raw_bounds(session_id)
-            curve_view = self.query_one(CurveView)
             first, last = bounds.first_sequence or 0, bounds.last_sequence or 0
             width, repeat = plot_columns(curve_view.plot_width(), first, last)
             columns = await self.store.input_curve(session_id, columns=width, first=first, last=last)
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            self.notify(f"Could not read the ledger: {one_line(error, 200)}", severity="error", markup=False)
+            return versions, bounds, width, repeat, columns
+
+        result = await self.reader.fetch(read(), "Could not read the ledger")
+        if isinstance(result, Failed):
             return
+        versions, bounds, width, repeat, columns = result
+        first, last = bounds.first_sequence or 0, bounds.last_sequence or 0
         self._curve_width = curve_view.plot_width()
         boundaries = [meta.compacted_through_sequence for meta in versions]
         curve = plot(columns, boundaries, width=width, height=PLOT_ROWS, first=first, last=last, repeat=repeat)
@@ -117,14 +125,12 @@ class LedgerScreen(Screen[int | None]):
     async def _load_facts(self, start: int, stop: int) -> None:
         chunk = self.versions[start:stop]
         previous = self.versions[start - 1] if start else None
-        try:
-            facts = await self.store.ledger_facts(
-                self.session.session_id,
-                chunk,
-                previous_boundary=previous.compacted_through_sequence if previous else 0,
-            )
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            self.notify(f"Could not read the ledger: {one_line(error, 200)}", severity="error", markup=False)
+        boundary = previous.compacted_through_sequence if previous else 0
+        facts = await self.reader.fetch(
+            self.store.ledger_facts(self.session.session_id, chunk, previous_boundary=boundary),
+            "Could not read the ledger",
+        )
+        if isinstance(facts, Failed):
             return
         for row in ledger_rows(chunk, facts, previous):
             self.rows[row.version] = row
@@ -139,7 +145,7 @@ class LedgerScreen(Screen[int | None]):
         event.stop()
         from .diff import DiffScreen
 
-        self.app.push_screen(DiffScreen(self.store, self.session.session_id, event.older, event.newer))
+        self.app.push_screen(DiffScreen(self.store, self.reader, self.session.session_id, event.older, event.newer))
 
     def action_close(self) -> None:
         self.dismiss(None)

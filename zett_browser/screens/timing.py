@@ -3,14 +3,13 @@
 The screen reads one page of the Raw Log's timing columns with a keyset query (never the
 messages), plus a few rows on each side so a step cut by the page edge still gets its
 tool time and the gap before the page's first step is measured. Reads go through the
-main screen's :meth:`~.watch.WatchingScreen.fetch` (the one place a failed read becomes a
+main screen's :class:`~.reads.ReadHelper` (the one place a failed read becomes a
 notice) in a worker, so keys stay answered while a page of a 100,000-message session is
 read. It dismisses with what the user chose: a sequence to show, or a child to open.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,12 +28,11 @@ from ..widgets.footer import KeyFooter
 from ..widgets.line import TextLine
 from ..widgets.safe import one_line
 from ..widgets.timing import TimingView, legend
+from .reads import ReadHelper
 
 #: Rows read per page, and rows read on each side for the steps cut by a page edge.
 PAGE = 500
 CONTEXT = 64
-
-Fetch = Callable[[Awaitable[Any], str | None], Awaitable[Any]]
 
 
 def _times(span: ChildSpan) -> tuple[datetime, datetime]:
@@ -55,11 +53,11 @@ class TimingScreen(Screen["Chosen | None"]):
 
     BINDINGS = bindings("timing")
 
-    def __init__(self, store: BrowsingStore, node: SessionNode, fetch: Fetch, *, page: int = PAGE) -> None:
+    def __init__(self, store: BrowsingStore, node: SessionNode, reader: ReadHelper, *, page: int = PAGE) -> None:
         super().__init__()
         self.store = store
         self.node = node
-        self._fetch = fetch
+        self._reader = reader
         self.page_rows = page
         #: The shown page's first and last row ids, and whether rows lie beyond them.
         self.first_id: str | None = None
@@ -118,15 +116,14 @@ class TimingScreen(Screen["Chosen | None"]):
             for span in children
             if not span.title
         ]
-        try:
-            return await self.store.child_labels(self.node.session_id, nodes) if nodes else {}
-        except Exception:  # noqa: BLE001 - labels are best effort; the short id shows instead
+        if not nodes:
             return {}
+        return await self._reader.quietly(self.store.child_labels(self.node.session_id, nodes), {}, "child labels")
 
     @work(exclusive=True, group="timing", exit_on_error=False)
     async def load(self, where: str) -> None:
         """Read and show a page: ``first``, ``last``, ``next`` or ``prev``."""
-        result = await self._fetch(self._read(where), "Could not read the session's timing")
+        result = await self._reader.fetch(self._read(where), "Could not read the session's timing")
         if not isinstance(result, tuple):
             return
         before, rows, more, children, labels = result

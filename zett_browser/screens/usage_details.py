@@ -23,6 +23,7 @@ from ..usage_text import compact_count, money, totals_rows
 from ..widgets.render import style_of
 from ..widgets.safe import clean, one_line
 from .outside import copy_id
+from .reads import Failed, ReadHelper
 
 
 def _when(node: SessionNode) -> tuple[str, str]:
@@ -96,8 +97,9 @@ class UsageDetails(ModalScreen[None]):
     UsageDetails #usage-body { width: 90%; height: 90%; background: $panel; padding: 0 1; }
     """
 
-    def __init__(self, node: SessionNode, service: UsageService) -> None:
+    def __init__(self, node: SessionNode, service: UsageService, reader: ReadHelper) -> None:
         super().__init__()
+        self.reader = reader
         self.node = node
         self.service = service
 
@@ -114,16 +116,13 @@ class UsageDetails(ModalScreen[None]):
     @work(exclusive=True, group="usage-details", exit_on_error=False)
     async def load(self) -> None:
         target = self.query_one("#usage-totals", Static)
-        try:
-            found = await self.service.usage([self.node.session_id])
-        except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
+        found = await self.reader.attempt(self.service.usage([self.node.session_id]))
+        if isinstance(found, Failed):
+            error = found.error
             target.update(Text(f"The usage could not be read: {one_line(error, 200)}", style=style_of("error")))
             return
         usage = found.get(self.node.session_id)
-        try:
-            partial = not await self.service.complete()
-        except Exception:  # noqa: BLE001 - only a note
-            partial = False
+        partial = not await self.reader.quietly(self.service.complete(), True, "index state")  # only a note
         if usage is None:
             target.update(Text("This session is not in the side index yet (it is being indexed).", style="dim"))
             return
