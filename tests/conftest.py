@@ -15,6 +15,39 @@ from zett_browser.storage import SQLSessionStorage
 # The throwaway zett-agent venv lives under the real home, fixed before any test patches HOME.
 os.environ.setdefault("ZETT_AGENT_VENV", str(Path.home() / ".cache" / "zett-browser-tests" / "zett-agent-0.2.1"))
 
+TESTS = Path(__file__).parent
+UNIT = TESTS / "unit"
+
+
+def _unit_tier(config: pytest.Config) -> bool:
+    """``pytest -m unit``: the marker is given only to tests/unit (tests/unit/conftest.py)."""
+    return bool(config.option.markexpr == "unit")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """The unit tier runs in this process: starting workers costs more than its tests."""
+    return 0 if _unit_tier(config) else None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The unit tier collects only tests/unit: importing every other test module (the app,
+    the storage, the servers' drivers) took longer than running the unit tests."""
+    if _unit_tier(config) and collection_path != TESTS and TESTS in collection_path.parents:
+        if UNIT != collection_path and UNIT not in collection_path.parents:
+            return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` (pyproject's addopts) a test file runs whole on one worker,
+    as with ``loadfile``: its module fixtures are built once. A file that names its own
+    ``xdist_group`` shares a worker with the other files of that group instead."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(TESTS))))
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
