@@ -41,16 +41,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup`` (pyproject's addopts) a test file runs whole on one worker,
-    as with ``loadfile``: its module fixtures are built once. A file that names its own
-    ``xdist_group`` shares a worker with the other files of that group instead."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(TESTS))))
-
-
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point HOME at a temporary directory so nothing can reach ~/.zett-agent."""
