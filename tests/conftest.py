@@ -17,6 +17,31 @@ from zett_browser.storage import SQLSessionStorage
 # The throwaway zett-agent venv lives under the real home, fixed before any test patches HOME.
 os.environ.setdefault("ZETT_AGENT_VENV", str(Path.home() / ".cache" / "zett-browser-tests" / "zett-agent-0.2.1"))
 
+TESTS = Path(__file__).parent
+#: The tiers whose marker is given to one folder's tests only (by that folder's conftest.py).
+FOLDER_TIERS = {"unit": TESTS / "unit", "startup": TESTS / "startup"}
+
+
+def _folder_tier(config: pytest.Config) -> Path | None:
+    """The folder of ``pytest -m unit`` or ``pytest -m startup``; None for anything else."""
+    return FOLDER_TIERS.get(str(config.option.markexpr))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """A folder tier runs in this process: starting workers costs more than its tests."""
+    return 0 if _folder_tier(config) is not None else None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A folder tier collects only its folder: importing every other test module (the app,
+    the storage, the servers' drivers) took longer than running the unit tests."""
+    folder = _folder_tier(config)
+    if folder is not None and collection_path != TESTS and TESTS in collection_path.parents:
+        if folder != collection_path and folder not in collection_path.parents:
+            return True
+    return None
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,7 @@ def test_an_osc_in_an_id_never_retitles_a_real_terminal(tmp_path: Path) -> None:
         connection.execute("update agent_sessions set parent_session_id = null where id = ?", (OSC_ID,))
     finish(path)
     before = sha256(path)
-    socket = f"zett-adv-{tmp_path.name}"
+    socket = f"zett-adv-{uuid.uuid4().hex[:12]}"  # its own tmux server, whatever else runs
     command = f"{sys.executable} -m zett_browser {path}"
     tmux = ["tmux", "-L", socket]
     subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "120", "-y", "30", command], check=True)

@@ -4,7 +4,7 @@ Stores: every zett-agent-written fixture, the demo store, small benchmark builds
 compacted session with over 1,000 snapshot versions: two pages of version metadata).
 All healthy: with the real fast decoder nothing is declined, and every result equals the
 storage's (:func:`tests.storage.quickcheck.check` compares each one). Damaged stores,
-where declining is allowed, are in tests/adversarial/test_quickstart.py.
+where declining is allowed, are in tests/adversarial/test_damaged_quickstart.py.
 """
 
 from __future__ import annotations

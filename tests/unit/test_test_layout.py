@@ -66,6 +66,15 @@ def test_every_directory_with_tests_is_a_package() -> None:
     assert missing == []
 
 
+def test_no_two_test_files_share_a_name() -> None:
+    """``-k``, ``--durations`` and a failure's short summary name a file by its base name too;
+    two ``test_read_only.py`` (storage and adversarial) were told apart only by their folder."""
+    folders: dict[str, list[str]] = {}
+    for path in sorted(TESTS.rglob("test_*.py")):
+        folders.setdefault(path.name, []).append(str(path.parent.relative_to(TESTS)))
+    assert {name: where for name, where in folders.items() if len(where) > 1} == {}
+
+
 def test_the_fixture_writers_ids_are_the_support_ids() -> None:
     """``scenario.py`` runs inside the zett-agent venv and keeps its own ids; they must agree."""
     spec = importlib.util.spec_from_file_location("layout_scenario", TESTS / "compat" / "scenario.py")

@@ -16,8 +16,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent(
@@ -62,23 +60,3 @@ def test_an_input_thread_that_stops_lets_the_command_return() -> None:
     code, out, _ = run("stops")
     assert code == 0
     assert out.splitlines() == ["returned"]
-
-
-def test_the_check_comes_after_every_clean_up_of_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Checked inside ``run_app``, the early end skipped what the command does after the
-    app returned: the live demo's fold of its WAL into its store (-wal/-shm left beside it)."""
-    from zett_browser import __main__ as cli
-
-    order: list[str] = []
-
-    def command(argv: list[str] | None) -> int:
-        try:
-            order.append("app returned")
-            return 5
-        finally:
-            order.append("command cleaned up")
-
-    monkeypatch.setattr(cli, "run_command", command)
-    monkeypatch.setattr(cli, "end_if_input_left_running", lambda code: order.append(f"checked {code}"))
-    assert cli.main(["anything"]) == 5
-    assert order == ["app returned", "command cleaned up", "checked 5"]
