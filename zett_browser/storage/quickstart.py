@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.records import Page, SessionNode
 from ..warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
@@ -47,6 +47,9 @@ from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
 from .sidecars import SidecarGuard
 from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
 from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES, STATEMENTS, VERSIONS_PAGE
+
+if TYPE_CHECKING:
+    from ..warmstart import Warm
 
 Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]
@@ -336,3 +339,9 @@ class QuickStart(Handout):
             raise _Unsure("the storage refuses this limit")
         rows = self._mappings(connection, "raw_page", session=session, page_size=self.page_size)
         return [record_from_row(row, _decode) for row in rows]
+
+
+if TYPE_CHECKING:
+    # mypy checks the reader against what the warm store takes (WarmStart's drop-in).
+    def _warm(quick: QuickStart) -> Warm:
+        return quick
