@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -87,7 +87,7 @@ class ZettBrowserApp(PromptOutput, App[None]):
         self.set_interval(PACE_S, self.pacer.collect_if_due, name="gc-pacer")
         use_theme(self.get_css_variables())
         self.theme_changed_signal.subscribe(self, self._restyle)
-        store = self.storage if self.warm is None else cast(BrowsingStore, WarmStore(self.storage, self.warm))
+        store = self.storage if self.warm is None else WarmStore(self.storage, self.warm)
         # The first screen paints whole: frames of empty panes, each a full-screen render,
         # would only delay the one with the sessions and the first page.
         self.first_paint_held = True

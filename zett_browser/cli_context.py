@@ -16,7 +16,7 @@ import sqlite3
 import sys
 
 from . import context, context_text
-from .__main__ import OneLineParser, bounded
+from .cliargs import OneLineParser, bounded
 from .formatting import kind_name
 from .lifecycle import run_async
 from .model import RawMessageRecord

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from .__main__ import OneLineParser
+from .cliargs import OneLineParser
 from .export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
 from .export.files import describe, export_file
 from .lifecycle import run_async

@@ -14,7 +14,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from .__main__ import OneLineParser, index_dir
+from .cliargs import OneLineParser, index_dir
 from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
 from .index.query import HELP
 from .index.sync import BATCH

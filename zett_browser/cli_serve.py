@@ -34,7 +34,7 @@ import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .__main__ import (
+from .cliargs import (
     PROG,
     OneLineParser,
     add_page_size,
@@ -51,7 +51,7 @@ from .storage.target import scrub
 if TYPE_CHECKING:  # textual-serve is an optional extra, imported when serving
     from .serve_server import GuardedServer
 
-#: The child's ``zett-browser`` arguments (JSON list), read by :func:`run_served`.
+#: The child's ``zett-browser`` arguments (JSON list), read by :func:`zett_browser.served_app.run_served`.
 ARGV_VARIABLE = "ZETT_BROWSER_SERVED_ARGV"
 #: The process id of the ``serve`` that started the app (see :func:`end_with_server`).
 SERVER_PID_VARIABLE = "ZETT_BROWSER_SERVE_PID"
@@ -231,7 +231,7 @@ def _server(
         print(f"{PROG}: serving {store_name} read-only on {page} (Ctrl+C stops)", flush=True)
 
     return GuardedServer(
-        [sys.executable, "-m", "zett_browser.cli_serve"],
+        [sys.executable, "-m", "zett_browser.served_app"],
         host=args.host,
         port=args.port,
         public_url=url,
@@ -262,18 +262,3 @@ def end_with_server() -> None:
 
 #: Linux's prctl option: the signal sent to this process when its parent ends.
 PR_SET_PDEATHSIG = 1
-
-
-def run_served() -> int:
-    """One served app: ``zett-browser`` with the arguments ``serve`` checked, writing no file."""
-    from .__main__ import main
-
-    if ARGV_VARIABLE not in os.environ:
-        print(f"{PROG}: this module is run by `{PROG} serve`, not by hand", file=sys.stderr)
-        return 2
-    end_with_server()
-    return main([*json.loads(os.environ[ARGV_VARIABLE]), "--served"])
-
-
-if __name__ == "__main__":
-    raise SystemExit(run_served())

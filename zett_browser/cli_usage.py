@@ -20,8 +20,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .__main__ import OneLineParser, index_dir
 from .cli_index import DIR_HELP, STORE_HELP, _sync
+from .cliargs import OneLineParser, index_dir
 from .index import SideIndex, pricing
 from .index.usage import ReportRow, complete, index_prices_date, read_usage, report
 from .lifecycle import run_async

@@ -329,11 +329,3 @@ def summary_blocks(snapshot: SnapshotInfo, *, limit: int | None = PREVIEW) -> li
     else:
         blocks.append(_block(clean(text), "body"))
     return blocks
-
-
-def context_line(version: int, tail: int, compacted: int, summary_chars: int) -> str:
-    """What the model sees of a compacted session, in words."""
-    return (
-        f"summary v{version} + {tail:,} tail message{'s' if tail != 1 else ''}\n"
-        f"{compacted:,} messages compacted into {summary_chars:,} characters"
-    )

@@ -20,30 +20,26 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .model.store import BrowsingStore
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
+    from .model.context import ContextRow
+    from .model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+    from .model.timing import ChildSpan, TimingRow
     from .storage import SQLSessionStorage
     from .storage.quickstart import QuickStart
 
 #: zett-agent's default store (the same as :data:`zett_browser.storage.target.DEFAULT_PATH`).
 DEFAULT_STORE = Path("~/.zett-agent/sessions.sqlite3")
-
-#: The store calls that are coroutines: a :class:`LazyStore` awaits the storage for these
-#: instead of blocking the event loop on its import.
-ASYNC_CALLS = frozenset(
-    name
-    for name in dir(BrowsingStore)
-    if not name.startswith("_") and inspect.iscoroutinefunction(getattr(BrowsingStore, name, None))
-) | {"release_loop"}
-
 
 #: True while :func:`pause_collection` holds the cyclic garbage collector off.
 _collection_paused = False
@@ -132,9 +128,11 @@ def lazy_store(store: str | os.PathLike[str] | None, quick: QuickStart) -> LazyS
 class LazyStore:
     """The SQLAlchemy storage, imported and opened on a thread, at first need.
 
-    Coroutine calls (the :class:`BrowsingStore` queries) await the storage without
-    blocking the loop; any other attribute (the index and the exporter use the storage's
-    internals) waits for it where it is asked. ``display_name`` is known from the start.
+    A :class:`BrowsingStore` written out call by call (mypy checks it against the
+    protocol below, so a query added there must be added here): each query awaits the
+    storage without blocking the loop. Code that needs the storage's internals (the index,
+    the exporter) asks for the storage itself, :meth:`loaded` or :meth:`ready`.
+    ``display_name`` is known from the start.
     """
 
     def __init__(
@@ -177,24 +175,133 @@ class LazyStore:
 
     async def ready(self) -> SQLSessionStorage:
         """The storage, awaited without blocking the event loop."""
+        real = self._real
+        if real is not None:
+            return real
         self.preload()
         if not self._done.is_set():
             await asyncio.to_thread(self._done.wait)
         return self.loaded()
 
-    def __getattr__(self, name: str) -> Any:
-        real = self._real
-        if real is not None:
-            return getattr(real, name)
-        if name in ASYNC_CALLS:
+    # ------------------------------------------------------------------ BrowsingStore
 
-            async def call(*args: Any, **kwargs: Any) -> Any:
-                return await getattr(await self.ready(), name)(*args, **kwargs)
+    async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        return await (await self.ready()).list_roots(limit=limit, cursor=cursor)
 
-            return call
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.loaded(), name)
+    async def list_children(
+        self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
+    ) -> Page[SessionNode]:
+        return await (await self.ready()).list_children(session_id, limit=limit, cursor=cursor)
+
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        return await (await self.ready()).tree_refresh(
+            session_ids, roots_limit=roots_limit, children_limit=children_limit
+        )
+
+    async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        return await (await self.ready()).list_orphans(limit=limit, cursor=cursor)
+
+    async def get_node(self, session_id: str) -> SessionNode | None:
+        return await (await self.ready()).get_node(session_id)
+
+    async def ancestors(self, session_id: str) -> list[SessionNode]:
+        return await (await self.ready()).ancestors(session_id)
+
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        return await (await self.ready()).snapshot_mark(session_id)
+
+    async def raw_page(
+        self, session_id: str, *, after_sequence: int | None = 0, after_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        return await (await self.ready()).raw_page(
+            session_id, after_sequence=after_sequence, after_id=after_id, limit=limit
+        )
+
+    async def raw_page_before(
+        self, session_id: str, *, before_sequence: int | None = None, before_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        return await (await self.ready()).raw_page_before(
+            session_id, before_sequence=before_sequence, before_id=before_id, limit=limit
+        )
+
+    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
+        return await (await self.ready()).child_labels(parent_id, nodes)
+
+    async def raw_bounds(self, session_id: str) -> RawLogBounds:
+        return await (await self.ready()).raw_bounds(session_id)
+
+    async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
+        return await (await self.ready()).text_size(session_id, through_sequence=through_sequence)
+
+    async def context_page(
+        self,
+        session_id: str,
+        *,
+        after_sequence: int,
+        before_sequence: int,
+        after_id: str | None = None,
+        limit: int = 200,
+    ) -> list[ContextRow]:
+        return await (await self.ready()).context_page(
+            session_id, after_sequence=after_sequence, before_sequence=before_sequence, after_id=after_id, limit=limit
+        )
+
+    async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
+        return await (await self.ready()).snapshot_envelope(session_id, version)
+
+    async def snapshot_versions(
+        self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
+    ) -> list[SnapshotMeta]:
+        return await (await self.ready()).snapshot_versions(session_id, after_version=after_version, limit=limit)
+
+    async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
+        return await (await self.ready()).all_snapshot_versions(session_id, page=page)
+
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        return await (await self.ready()).snapshot_version(session_id, version)
+
+    async def ledger_facts(
+        self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
+    ) -> list[LedgerFacts]:
+        return await (await self.ready()).ledger_facts(session_id, versions, previous_boundary=previous_boundary)
+
+    async def input_curve(self, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
+        return await (await self.ready()).input_curve(session_id, columns=columns, first=first, last=last)
+
+    async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
+        return await (await self.ready()).range_text(
+            session_id, after_sequence=after_sequence, through_sequence=through_sequence
+        )
+
+    async def timing_page(
+        self,
+        session_id: str,
+        *,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        from_end: bool = False,
+        limit: int = 500,
+    ) -> list[TimingRow]:
+        return await (await self.ready()).timing_page(
+            session_id, after_id=after_id, before_id=before_id, from_end=from_end, limit=limit
+        )
+
+    async def child_spans(
+        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[ChildSpan]:
+        return await (await self.ready()).child_spans(session_id, since=since, until=until)
+
+    async def change_token(self) -> tuple[object, ...]:
+        return await (await self.ready()).change_token()
+
+    async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:
+        await (await self.ready()).warm_up(page_size=page_size, children_page=children_page)
+
+    async def release_loop(self) -> None:
+        """The storage's ``release_loop`` (a helper thread's loop is ending)."""
+        await (await self.ready()).release_loop()
 
     async def close(self) -> None:
         """Close the storage; never opened, only remove the sidecars the start-up reader left."""
@@ -208,6 +315,12 @@ class LazyStore:
             self._release()
 
 
-async def resolve(store: Any) -> Any:
+if TYPE_CHECKING:
+    # mypy checks the stand-in against the protocol: a query added there fails here until written above.
+    def _conforms(store: LazyStore) -> BrowsingStore:
+        return store
+
+
+async def resolve(store: SQLSessionStorage | LazyStore) -> SQLSessionStorage:
     """The real storage behind ``store`` (itself unless it is a :class:`LazyStore`)."""
     return await store.ready() if isinstance(store, LazyStore) else store

@@ -14,13 +14,14 @@ import asyncio
 import importlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .launch import LazyStore, resolve
 
 if TYPE_CHECKING:
-    from .model.export import ExportRequest
-    from .model.usage import SessionUsage, TreeSort
+    from .model.export import ExportRequest, ExportService
+    from .model.search import BuildProgress, HitPage, SearchService, SessionMatches
+    from .model.usage import SessionUsage, TreeSort, UsageService
     from .searching import IndexSearch
     from .storage import SQLSessionStorage
     from .usage_service import IndexUsage
@@ -33,7 +34,7 @@ def _import_index() -> None:
 
 
 class LazySearch:
-    """An :class:`~.searching.IndexSearch` built on first use."""
+    """An :class:`~.searching.IndexSearch` built on first use (a :class:`SearchService`)."""
 
     def __init__(self, storage: SQLSessionStorage | LazyStore, directory: Path | None = None) -> None:
         self._storage = storage
@@ -62,7 +63,7 @@ class LazySearch:
     def check(self, text: str) -> None:
         self.service().check(text)
 
-    async def steps(self) -> AsyncIterator[Any]:
+    async def steps(self) -> AsyncIterator[BuildProgress]:
         await resolve(self._storage)  # the first sync waits for the storage without blocking the loop
         if self._real is None:
             # The index and its price table (~100 ms) are imported on a thread, not on the loop.
@@ -70,10 +71,12 @@ class LazySearch:
         async for step in self.service().steps():
             yield step
 
-    async def search(self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100) -> Any:
+    async def search(
+        self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
+    ) -> HitPage:
         return await self.service().search(text, after=after, session=session, limit=limit)
 
-    async def sessions_matching(self, text: str, session: str | None = None) -> Any:
+    async def sessions_matching(self, text: str, session: str | None = None) -> SessionMatches:
         return await self.service().sessions_matching(text, session)
 
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
@@ -85,7 +88,8 @@ class LazySearch:
 
 
 class LazyUsage:
-    """An :class:`~.usage_service.IndexUsage` over the index of ``search``, built on first use."""
+    """An :class:`~.usage_service.IndexUsage` over the index of ``search``, built on first use
+    (a :class:`UsageService`)."""
 
     def __init__(self, search: LazySearch) -> None:
         self._search = search
@@ -117,7 +121,8 @@ class LazyUsage:
 
 
 class LazyExporter:
-    """The app's :class:`~.export.service.StoreExporter`, imported at the first export."""
+    """The app's :class:`~.export.service.StoreExporter`, imported at the first export (an
+    :class:`ExportService`)."""
 
     def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
         self._storage = storage
@@ -126,3 +131,15 @@ class LazyExporter:
         from .export.service import StoreExporter
 
         return await StoreExporter(self._storage).export(request)
+
+
+if TYPE_CHECKING:
+    # mypy checks each stand-in against its protocol: a call added there fails here until written above.
+    def _search(service: LazySearch) -> SearchService:
+        return service
+
+    def _usage(service: LazyUsage) -> UsageService:
+        return service
+
+    def _exporter(service: LazyExporter) -> ExportService:
+        return service

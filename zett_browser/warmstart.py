@@ -18,24 +18,25 @@ difference except in time; a failed warm read fails the screen's call the same w
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from concurrent.futures import Future
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, Self, TypeVar
 
-#: The store methods the warm start may answer.
-SERVED = frozenset(
-    {
-        "change_token",
-        "list_roots",
-        "get_node",
-        "raw_bounds",
-        "all_snapshot_versions",
-        "snapshot_version",
-        "ancestors",
-        "raw_page",
-    }
-)
+from .model.store import BrowsingStore
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
+    from .model.context import ContextRow
+    from .model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+    from .model.timing import ChildSpan, TimingRow
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 Key = tuple[Hashable, ...]
 
@@ -52,9 +53,17 @@ class _Declined:
 DECLINED = _Declined()
 
 
+@functools.cache
+def _signature(name: str) -> inspect.Signature:
+    return inspect.signature(getattr(BrowsingStore, name))
+
+
 def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
-    """The identity of one call: method, positional and keyword arguments."""
-    return (name, args, tuple(sorted(kwargs.items())))
+    """The identity of one call: the store method and every argument's value (defaults
+    included), however it was passed (``get_node(s)`` is ``get_node(session_id=s)``)."""
+    bound = _signature(name).bind(None, *args, **kwargs)  # None: ``self``
+    bound.apply_defaults()
+    return (name, *list(bound.arguments.items())[1:])
 
 
 class Handout:
@@ -88,11 +97,19 @@ class Handout:
         """Called under the lock when closing (the reader interrupts its query)."""
 
 
+class WarmSource(BrowsingStore, Protocol):
+    """A store :class:`WarmStart` reads from: it releases its pool of the thread's loop."""
+
+    async def release_loop(self) -> None:
+        """Dispose of the running loop's pool (the thread's loop ends next)."""
+        ...
+
+
 class WarmStart(Handout):
     """The first screen's reads on a thread of their own; each result handed out once."""
 
     def __init__(
-        self, store: Any, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
+        self, store: WarmSource, *, session: str | None, seq: int | None, page_size: int, roots_page: int = 100
     ) -> None:
         super().__init__()
         self.store = store
@@ -115,19 +132,20 @@ class WarmStart(Handout):
         if self.thread.is_alive():
             self.thread.join()
 
-    def _promise(self, name: str, *args: Any, **kwargs: Any) -> Future[Any] | None:
+    def _promise(self, key: Key) -> Future[Any] | None:
         future: Future[Any] = Future()
         with self._lock:
             if self._closed:
                 return None
-            self._results[key_of(name, args, kwargs)] = future
+            self._results[key] = future
         return future
 
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        """Run one store call, publishing its result (or its error) as it completes."""
-        future = self._promise(name, *args, **kwargs)
+    async def _call(self, name: str, read: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run one store call (``read`` is the store's method ``name``), publishing its
+        result (or its error) as it completes."""
+        future = self._promise(key_of(name, args, kwargs))
         try:
-            result = await getattr(self.store, name)(*args, **kwargs)
+            result = await read(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - the screen's own call reports it
             if future is not None:
                 future.set_exception(error)
@@ -143,35 +161,40 @@ class WarmStart(Handout):
             pass
 
     async def _read(self) -> None:
+        store = self.store
         try:
             # The token first: a change committed meanwhile is seen at the first poll.
-            await self._call("change_token")
+            await self._call("change_token", store.change_token)
             session = self.session
             if self._closed:
                 return
             if session is None:
-                roots = await self._call("list_roots", limit=self.roots_page)
+                roots = await self._call("list_roots", store.list_roots, limit=self.roots_page)
                 session = roots.items[0].session_id if roots.items else None
             if session is None or self._closed:
                 return
             await asyncio.gather(
-                self._call("get_node", session),
-                self._call("raw_bounds", session),
+                self._call("get_node", store.get_node, session),
+                self._call("raw_bounds", store.raw_bounds, session),
                 # What the screen reads on opening: version metadata and the latest summary.
-                self._call("all_snapshot_versions", session),
-                self._call("snapshot_version", session),
-                self._call("ancestors", session),
+                self._call("all_snapshot_versions", store.all_snapshot_versions, session),
+                self._call("snapshot_version", store.snapshot_version, session),
+                self._call("ancestors", store.ancestors, session),
                 *(
-                    [self._call("raw_page", session, after_sequence=None, limit=self.page_size)]
+                    [self._call("raw_page", store.raw_page, session, after_sequence=None, limit=self.page_size)]
                     if self.seq is None
                     else []
                 ),
                 # With --session the tree's roots too: read on the loop, they came mid-way through the first keys.
-                *([self._call("list_roots", limit=self.roots_page)] if self.session is not None else []),
+                *(
+                    [self._call("list_roots", store.list_roots, limit=self.roots_page)]
+                    if self.session is not None
+                    else []
+                ),
                 return_exceptions=True,
             )
         finally:
-            await self.store.release_loop()
+            await store.release_loop()
 
 
 class Warm(Protocol):
@@ -185,30 +208,159 @@ class Warm(Protocol):
 
 
 class WarmStore:
-    """The store for the first screen: warm results first, the store itself otherwise."""
+    """The store for the first screen: warm results first, the store itself otherwise.
 
-    def __init__(self, store: Any, warm: Warm) -> None:
+    A :class:`BrowsingStore` written out call by call (mypy checks it against the
+    protocol below): the first screen's calls (those of :meth:`WarmStart._read`) are answered from ``warm`` when it read
+    (or is reading) that exact call, once; every call goes to the store otherwise.
+    """
+
+    def __init__(self, store: BrowsingStore, warm: Warm) -> None:
         self._store = store
         self._warm = warm
         self._tokens = 0
 
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._store, name)
-        if name not in SERVED:
-            return method
-        return self._served(name, method)
+    async def _served(self, name: str, read: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+        """The warm result of this call if there is one, else ``read``'s (the store's method ``name``)."""
+        future = self._warm.take(key_of(name, args, kwargs))
+        if future is not None:
+            result = await asyncio.wrap_future(future)
+            if result is not DECLINED:
+                warm: T = result  # the result of the same call of the same store method
+                return warm
+        return await read(*args, **kwargs)
 
-    def _served(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            if name == "change_token":
-                self._tokens += 1
-                if self._tokens > 1:
-                    self._warm.close()  # the first poll: from now on the store as it is
-            future = self._warm.take(key_of(name, args, kwargs))
-            if future is not None:
-                result = await asyncio.wrap_future(future)
-                if result is not DECLINED:
-                    return result
-            return await method(*args, **kwargs)
+    @property
+    def display_name(self) -> str:
+        return self._store.display_name
 
-        return call
+    # ------------------------------------------------------------------ served warm
+
+    async def change_token(self) -> tuple[object, ...]:
+        self._tokens += 1
+        if self._tokens > 1:
+            self._warm.close()  # the first poll: from now on the store as it is
+        return await self._served("change_token", self._store.change_token)
+
+    async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        return await self._served("list_roots", self._store.list_roots, limit=limit, cursor=cursor)
+
+    async def get_node(self, session_id: str) -> SessionNode | None:
+        return await self._served("get_node", self._store.get_node, session_id)
+
+    async def raw_bounds(self, session_id: str) -> RawLogBounds:
+        return await self._served("raw_bounds", self._store.raw_bounds, session_id)
+
+    async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
+        return await self._served("all_snapshot_versions", self._store.all_snapshot_versions, session_id, page=page)
+
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        return await self._served("snapshot_version", self._store.snapshot_version, session_id, version)
+
+    async def ancestors(self, session_id: str) -> list[SessionNode]:
+        return await self._served("ancestors", self._store.ancestors, session_id)
+
+    async def raw_page(
+        self, session_id: str, *, after_sequence: int | None = 0, after_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        return await self._served(
+            "raw_page", self._store.raw_page, session_id, after_sequence=after_sequence, after_id=after_id, limit=limit
+        )
+
+    # ------------------------------------------------------------------ the store's own
+
+    async def list_children(
+        self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
+    ) -> Page[SessionNode]:
+        return await self._store.list_children(session_id, limit=limit, cursor=cursor)
+
+    async def tree_refresh(
+        self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
+    ) -> tuple[Page[SessionNode], dict[str, Page[SessionNode]]]:
+        return await self._store.tree_refresh(session_ids, roots_limit=roots_limit, children_limit=children_limit)
+
+    async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        return await self._store.list_orphans(limit=limit, cursor=cursor)
+
+    async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
+        return await self._store.snapshot_mark(session_id)
+
+    async def raw_page_before(
+        self, session_id: str, *, before_sequence: int | None = None, before_id: str | None = None, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        return await self._store.raw_page_before(
+            session_id, before_sequence=before_sequence, before_id=before_id, limit=limit
+        )
+
+    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
+        return await self._store.child_labels(parent_id, nodes)
+
+    async def text_size(self, session_id: str, *, through_sequence: int | None = None) -> int:
+        return await self._store.text_size(session_id, through_sequence=through_sequence)
+
+    async def context_page(
+        self,
+        session_id: str,
+        *,
+        after_sequence: int,
+        before_sequence: int,
+        after_id: str | None = None,
+        limit: int = 200,
+    ) -> list[ContextRow]:
+        return await self._store.context_page(
+            session_id, after_sequence=after_sequence, before_sequence=before_sequence, after_id=after_id, limit=limit
+        )
+
+    async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
+        return await self._store.snapshot_envelope(session_id, version)
+
+    async def snapshot_versions(
+        self, session_id: str, *, after_version: int | None = None, limit: int = 1_000
+    ) -> list[SnapshotMeta]:
+        return await self._store.snapshot_versions(session_id, after_version=after_version, limit=limit)
+
+    async def ledger_facts(
+        self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0
+    ) -> list[LedgerFacts]:
+        return await self._store.ledger_facts(session_id, versions, previous_boundary=previous_boundary)
+
+    async def input_curve(self, session_id: str, *, columns: int, first: int, last: int) -> list[CurveColumn]:
+        return await self._store.input_curve(session_id, columns=columns, first=first, last=last)
+
+    async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
+        return await self._store.range_text(
+            session_id, after_sequence=after_sequence, through_sequence=through_sequence
+        )
+
+    async def timing_page(
+        self,
+        session_id: str,
+        *,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        from_end: bool = False,
+        limit: int = 500,
+    ) -> list[TimingRow]:
+        return await self._store.timing_page(
+            session_id, after_id=after_id, before_id=before_id, from_end=from_end, limit=limit
+        )
+
+    async def child_spans(
+        self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[ChildSpan]:
+        return await self._store.child_spans(session_id, since=since, until=until)
+
+    async def warm_up(self, *, page_size: int = 50, children_page: int = 200) -> None:
+        await self._store.warm_up(page_size=page_size, children_page=children_page)
+
+    async def close(self) -> None:
+        await self._store.close()
+
+
+if TYPE_CHECKING:
+    # mypy checks the stand-in against the protocol: a query added there fails here until written above.
+    def _conforms(store: WarmStore) -> BrowsingStore:
+        return store
+
+    def _warm(warm: WarmStart) -> Warm:
+        return warm

@@ -125,3 +125,16 @@ print(sorted(name for name in sys.modules if name.split(".")[0] == "pydantic"))
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
     assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_the_start_up_stand_ins_and_the_shared_cli_pieces_import_no_toolkit_and_no_storage() -> None:
+    """The typed stand-ins (``LazyStore``, ``WarmStore``, the lazy search, usage and exporter)
+    and ``cliargs`` (imported by every subcommand) are imported before Textual and the
+    storage: their types come from ``model/`` and their services load at first use."""
+    modules = loaded_after(
+        "import zett_browser.launch, zett_browser.warmstart, zett_browser.lazysearch, zett_browser.cliargs"
+    )
+    assert "zett_browser.lazysearch" in modules, "the check sees the modules"
+    early = ("textual", "sqlalchemy", "aiosqlite", "pydantic", "zett_browser.storage", "zett_browser.screens")
+    assert sorted(name for name in modules if name.startswith(early)) == []
+    assert heavy(modules) == []

@@ -18,7 +18,8 @@ import pytest
 
 from tests.support import AGENT_RUN_ROOT, FIXTURES, listing
 from zett_browser import launch
-from zett_browser.launch import ASYNC_CALLS, LazyStore, resolve, sqlite_path
+from zett_browser.launch import LazyStore, resolve, sqlite_path
+from zett_browser.model.store import BrowsingStore
 from zett_browser.storage import SQLSessionStorage, StoreNotFoundError, open_store
 from zett_browser.storage.target import DEFAULT_PATH
 
@@ -44,9 +45,16 @@ def test_the_start_up_reader_reads_the_roots_page_the_screen_asks_for() -> None:
     assert inspect.signature(launch.begin).parameters["roots_page"].default == ROOTS_PAGE
 
 
-def test_only_the_store_queries_are_awaited() -> None:
-    assert {"list_roots", "raw_page", "change_token", "release_loop", "get_node"} <= ASYNC_CALLS
-    assert "display_name" not in ASYNC_CALLS and "close" in ASYNC_CALLS
+def test_every_store_query_is_awaited_and_nothing_else_is_forwarded() -> None:
+    queries = {
+        name
+        for name in dir(BrowsingStore)
+        if not name.startswith("_") and inspect.iscoroutinefunction(getattr(BrowsingStore, name))
+    }
+    assert {"list_roots", "raw_page", "change_token", "get_node", "close"} <= queries
+    for name in queries | {"release_loop"}:
+        assert inspect.iscoroutinefunction(getattr(LazyStore, name)), name
+    assert not hasattr(LazyStore, "__getattr__"), "written out, so mypy checks it against the protocol"
 
 
 async def test_calls_before_the_storage_is_open_wait_for_it_and_get_its_answers(tmp_path: Path) -> None:
@@ -86,7 +94,8 @@ async def test_calls_before_the_storage_is_open_wait_for_it_and_get_its_answers(
         lazy.preload()
         assert opened == ["zett-browser storage import"], "opened once, on its own thread"
         assert await resolve(lazy) is lazy.loaded()
-        assert lazy.path == path, "other attributes come from the storage once open"
+        assert lazy.loaded().path == path, "the storage's own attributes come from the storage itself"
+        assert not hasattr(lazy, "path"), "the stand-in has the protocol's calls only"
     finally:
         await lazy.close()
         await direct.close()

@@ -1,4 +1,11 @@
-"""No import cycles between zett_browser's modules (module-level and type-only imports, read with ast)."""
+"""No import cycles between zett_browser's modules, read with ast.
+
+Every import counts: module-level, type-only (``if TYPE_CHECKING:``) and those inside
+functions (a deferred import still ties two modules together, only later), and modules
+loaded by name through ``importlib.import_module`` (the ``__main__`` subcommand table, the
+lazy index import): in a module that calls it, every string naming a zett_browser module
+(``"zett_browser.x"``, or ``".x"`` relative to the module's package) is an import.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +15,39 @@ from pathlib import Path
 PACKAGE = Path(__file__).parents[2] / "zett_browser"
 
 
-def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements run at import, including those under ``if TYPE_CHECKING:`` and ``try``
-    (a type-only import still ties two modules together)."""
-    found: list[ast.stmt] = []
-    for node in body:
-        found.append(node)
-        if isinstance(node, ast.If):
-            found += _module_level(node.body) + _module_level(node.orelse)
-        elif isinstance(node, ast.Try):
-            found += _module_level(node.body) + _module_level(node.finalbody)
+def _imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement, wherever it is (top level, under ``if``/``try``, in functions)."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def _imports_by_name(tree: ast.Module) -> bool:
+    """Whether the module calls ``importlib.import_module`` (or ``import_module``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "import_module":
+                return True
+    return False
+
+
+def _named_modules(tree: ast.Module, package: str, modules: dict[str, Path]) -> set[str]:
+    """The zett_browser modules named by string constants (absolute, or relative to ``package``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if text.startswith("."):
+                level = len(text) - len(text.lstrip("."))
+                base = package.split(".")
+                text = ".".join([*base[: len(base) - (level - 1)], text[level:]])
+            if text in modules:
+                found.add(text)
     return found
 
 
 def module_graph() -> dict[str, set[str]]:
-    """Each module and the zett_browser modules its top-level statements import."""
+    """Each module and the zett_browser modules it imports (anywhere in it, or by name)."""
     modules: dict[str, Path] = {}
     for path in PACKAGE.rglob("*.py"):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -31,7 +56,8 @@ def module_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in _imports(tree):
             if isinstance(node, ast.ImportFrom):
                 base = package.split(".")
                 if node.level:
@@ -45,8 +71,10 @@ def module_graph() -> dict[str, set[str]]:
                         graph[name].add(candidate)
                     elif target in modules:
                         graph[name].add(target)
-            elif isinstance(node, ast.Import):
+            else:
                 graph[name].update(alias.name for alias in node.names if alias.name in modules)
+        if _imports_by_name(tree):
+            graph[name] |= _named_modules(tree, package, modules) - {name}
     return graph
 
 
@@ -79,7 +107,14 @@ def test_the_check_finds_a_cycle() -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_zett_browser_has_no_import_cycle() -> None:
+def test_the_graph_follows_deferred_and_by_name_imports() -> None:
     graph = module_graph()
     assert "zett_browser.screens.main" in graph and graph["zett_browser.app"], "the graph was read"
+    assert "zett_browser.lazysearch" in graph["zett_browser.app"], "an import inside a function"
+    assert {"zett_browser.cli_index", "zett_browser.cli_serve"} <= graph["zett_browser.__main__"], "subcommands"
+    assert "zett_browser.searching" in graph["zett_browser.lazysearch"], "importlib by name"
+
+
+def test_zett_browser_has_no_import_cycle() -> None:
+    graph = module_graph()
     assert find_cycle(graph) is None

@@ -2,8 +2,8 @@
 
 They mirror zett-agent 0.2.1's records of the same names and fields. They live apart from
 the dataclass records of :mod:`.records` because pydantic is heavy to import: the browser's
-first screen uses dataclasses only, and these load (through ``records.__getattr__`` or
-``zett_browser.model``) when the documented storage API first needs them.
+first screen uses dataclasses only, and these load (through ``zett_browser.model``'s or
+``zett_browser.storage``'s lazy names) when the documented storage API first needs them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Provides the typed records that cross the storage boundary.
 
-The documented records (``SessionSummary``, ``RawMessageRecord``, ``ContextSnapshot``,
-``SessionView``, ``MessageTiming``, ``ModelUsage``) mirror zett-agent 0.2.1's, with the
+The documented records (``RawMessageRecord``, ``MessageTiming``, ``ModelUsage`` here;
+``SessionSummary``, ``ContextSnapshot``, ``SessionView`` in :mod:`.documented`, which
+imports pydantic and this module) mirror zett-agent 0.2.1's, with the
 same names and fields, so code written against zett-agent's storage reads naturally.
 The browser records (``SessionNode``, ``RawLogBounds``, ``SessionTotals``,
 ``SnapshotInfo``, ``Page``) serve the browser queries; they are plain frozen
@@ -260,16 +261,3 @@ class SessionTotals:
     def total_tokens(self) -> int:
         """Input plus output tokens over the session."""
         return self.input_tokens + self.output_tokens
-
-
-#: The documented pydantic records live in :mod:`.documented`: importing pydantic and
-#: defining them costs ~70 ms, which the first screen (dataclasses only) does not pay.
-_DOCUMENTED = frozenset({"ContextSnapshot", "SessionSummary", "SessionView"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DOCUMENTED:
-        from . import documented
-
-        return getattr(documented, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

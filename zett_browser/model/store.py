@@ -54,10 +54,6 @@ class BrowsingStore(Protocol):
         """The parent chain of a session, root first."""
         ...
 
-    async def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
-        """Every snapshot version of a session, oldest first."""
-        ...
-
     async def snapshot_mark(self, session_id: str) -> tuple[int, str | None]:
         """The number of snapshot versions and the newest id (changes when one is added)."""
         ...

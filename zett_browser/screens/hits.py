@@ -16,7 +16,7 @@ from ..model.search import SearchHit, SearchService
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import one_line
 from ..widgets.session_tree import SessionTree
-from .indexing import IndexState
+from .indexstate import IndexState
 from .reads import Failed, Services
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widget import Widget
@@ -20,29 +19,11 @@ from ..model.search import BuildProgress, SearchService
 from ..widgets.line import TextLine
 from ..widgets.safe import one_line
 from ..widgets.status import JumpField, StatusLine
+from .indexstate import IndexState as IndexState  # where it was (tests import it here)
 from .reads import Notify, RunWorker
 
 #: Seconds between repaints of the progress line (and before it first shows).
 PROGRESS_EVERY = 0.25
-
-
-@dataclass
-class IndexState:
-    """What the screens know of the index: built yet, and how far a build is."""
-
-    building: bool = False
-    done: int = 0
-    total: int = 0
-    built: bool = False
-    #: Syncs finished so far (a search started before one ended may have missed it).
-    syncs: int = 0
-
-    def partial_note(self) -> str:
-        """What the search view says while results may be incomplete."""
-        if self.building and self.total:
-            percent = min(99, self.done * 100 // max(self.total, 1))
-            return f"index {percent}% built: results may be missing"
-        return "index not complete: results may be missing"
 
 
 def progress_text(progress: BuildProgress, width: int) -> Text:

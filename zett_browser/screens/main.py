@@ -32,7 +32,8 @@ from ..widgets.textual_compat import FrameHold
 from ..widgets.versions import VersionList
 from .compaction import CompactionViews
 from .hits import SearchHits
-from .indexing import IndexLine, IndexState, IndexSync
+from .indexing import IndexLine, IndexSync
+from .indexstate import IndexState
 from .levels import TreeLevels
 from .links import RecordLinks
 from .options import BrowserOptions

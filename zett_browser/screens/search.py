@@ -20,7 +20,7 @@ from ..model.search import SearchHit, SearchService
 from ..widgets.hits import HitList
 from ..widgets.line import TextLine
 from ..widgets.safe import one_line
-from .indexing import IndexState
+from .indexstate import IndexState
 
 PAGE = 100
 HINT = 'words, "a phrase", prefix*, a OR b, -word, kind:tool, tool:NAME, agent:NAME, since:2d …'

@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..model.documented import ContextSnapshot, SessionSummary, SessionView
     from ..model.messages import (
         AgentMessage,
         AnyMessage,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from ..model.records import (
-        ContextSnapshot,
         MessageTiming,
         ModelUsage,
         Page,
@@ -45,9 +45,7 @@ if TYPE_CHECKING:
         RawMessageRecord,
         SessionCursor,
         SessionNode,
-        SessionSummary,
         SessionTotals,
-        SessionView,
         SnapshotInfo,
     )
     from .browse import SQLiteSessionStorage, SQLSessionStorage, open_store
@@ -89,7 +87,7 @@ _WHERE = {
     "ToolMessage": "..model.messages",
     "UnreadableMessage": "..model.messages",
     "UserMessage": "..model.messages",
-    "ContextSnapshot": "..model.records",
+    "ContextSnapshot": "..model.documented",
     "MessageTiming": "..model.records",
     "ModelUsage": "..model.records",
     "Page": "..model.records",
@@ -97,9 +95,9 @@ _WHERE = {
     "RawMessageRecord": "..model.records",
     "SessionCursor": "..model.records",
     "SessionNode": "..model.records",
-    "SessionSummary": "..model.records",
+    "SessionSummary": "..model.documented",
     "SessionTotals": "..model.records",
-    "SessionView": "..model.records",
+    "SessionView": "..model.documented",
     "SnapshotInfo": "..model.records",
     "SQLiteSessionStorage": ".browse",
     "SQLSessionStorage": ".browse",
@@ -128,8 +126,9 @@ _WHERE = {
     "SyncRuntime": ".sync",
 }
 
-#: Modules that import neither SQLAlchemy nor pydantic.
-_LIGHT = frozenset({"..model.messages", "..model.records", ".errors"})
+#: Modules that do not import SQLAlchemy (``.narrow`` need not come first); all but
+#: ``..model.documented`` (pydantic) import neither SQLAlchemy nor pydantic.
+_LIGHT = frozenset({"..model.messages", "..model.records", "..model.documented", ".errors"})
 
 
 def __getattr__(name: str) -> Any:

@@ -37,9 +37,9 @@ import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..model.records import Page, SessionNode
+from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
 from ..warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
@@ -47,6 +47,11 @@ from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
 from .sidecars import SidecarGuard
 from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
 from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES, STATEMENTS, VERSIONS_PAGE
+
+if TYPE_CHECKING:
+    from ..model.compaction import SnapshotMeta
+    from ..model.messages import AnyMessage, CompactedMessage
+    from ..warmstart import Warm
 
 Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]
@@ -60,7 +65,7 @@ class _Stop(Exception):
     """Closed: read nothing more."""
 
 
-def _decode(payload: object) -> Any:
+def _decode(payload: object) -> AnyMessage | CompactedMessage:
     message = decode_fast(payload)
     if message is None:
         raise _Unsure("the fast decoder is not sure")
@@ -287,16 +292,16 @@ class QuickStart(Handout):
             self._promise_session(nodes[0].session_id)
         return Page(items=nodes, next_cursor=after)
 
-    def _node(self, connection: sqlite3.Connection, session: Any) -> SessionNode | None:
+    def _node(self, connection: sqlite3.Connection, session: str) -> SessionNode | None:
         rows = self._mappings(connection, "get_node", session=session)
         return node_from_row(rows[0]) if rows else None
 
-    def _bounds(self, connection: sqlite3.Connection, session: str) -> Any:
+    def _bounds(self, connection: sqlite3.Connection, session: str) -> RawLogBounds:
         return bounds_from_row(self._rows(connection, "raw_bounds", session=session)[0])
 
-    def _versions(self, connection: sqlite3.Connection, session: str) -> list[Any]:
+    def _versions(self, connection: sqlite3.Connection, session: str) -> list[SnapshotMeta]:
         """``all_snapshot_versions``: keyset pages of metadata until a short one."""
-        versions: list[Any] = []
+        versions: list[SnapshotMeta] = []
         after: int | None = None
         while True:
             if after is None:
@@ -311,7 +316,7 @@ class QuickStart(Handout):
                 return versions
             after = chunk[-1].version
 
-    def _latest(self, connection: sqlite3.Connection, session: str) -> Any:
+    def _latest(self, connection: sqlite3.Connection, session: str) -> SnapshotInfo | None:
         rows = self._mappings(connection, "snapshot_latest", session=session)
         return snapshot_info_from_row(rows[0], _decode) if rows else None
 
@@ -331,8 +336,14 @@ class QuickStart(Handout):
         finally:
             connection.rollback()
 
-    def _page(self, connection: sqlite3.Connection, session: str) -> list[Any]:
+    def _page(self, connection: sqlite3.Connection, session: str) -> list[RawMessageRecord]:
         if self.page_size < 1:
             raise _Unsure("the storage refuses this limit")
         rows = self._mappings(connection, "raw_page", session=session, page_size=self.page_size)
         return [record_from_row(row, _decode) for row in rows]
+
+
+if TYPE_CHECKING:
+    # mypy checks the reader against what the warm store takes (WarmStart's drop-in).
+    def _warm(quick: QuickStart) -> Warm:
+        return quick

@@ -38,6 +38,22 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (Screen, "_on_timer_update"),
 )
 
+#: (class, attribute) pairs of instance attributes (set by ``__init__``) read here; the
+#: unit test builds an instance of each class and checks each one.
+PRIVATE_INSTANCE_NAMES: tuple[tuple[str, str], ...] = (
+    ("textual.app.App", "_batch_count"),
+    ("textual.app.App", "_driver"),
+    ("textual.screen.Screen", "_layout_required"),
+    ("textual.screen.Screen", "_scroll_required"),
+    ("textual.screen.Screen", "_repaint_required"),
+    ("textual.screen.Screen", "_dirty_widgets"),
+    ("textual.drivers.linux_driver.LinuxDriver", "_writer_thread"),
+    ("textual.drivers._writer_thread.WriterThread", "_queue"),
+)
+
+#: Textual's private modules imported here (or by ``let_output_through``'s objects).
+PRIVATE_MODULES = ("textual.widgets._footer", "textual.drivers._writer_thread")
+
 
 def footer_ready(footer: Footer) -> bool:
     """True once a footer has built its key widgets at least once."""

@@ -1,0 +1,122 @@
+"""Provides what the command line and its subcommands share: the one-line parser and
+argument types, the page-size option, and the one-line error report and preflight.
+
+It lives apart from :mod:`zett_browser.__main__` so that the subcommands
+(``cli_*.py``, loaded by name from ``__main__``'s table) import it and not the module
+that loads them: no import cycle, deferred or not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from .text import clean
+
+if TYPE_CHECKING:
+    from .storage import SQLSessionStorage
+
+PROG = "zett-browser"
+#: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
+MAX_PAGE_SIZE = 1000
+DEFAULT_PAGE_SIZE = 50
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``zett-browser: <message> (see --help)``)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {one_line(message)} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def bounded(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text[:40]}")
+        return value
+
+    return parse
+
+
+def index_dir(text: str) -> Path:
+    """An argparse type: a directory for index files; empty is an error (it meant the current one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory (or leave the option out for the default)")
+    return Path(text)
+
+
+def add_page_size(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--page-size",
+        metavar="N",
+        type=bounded(1, MAX_PAGE_SIZE),
+        default=DEFAULT_PAGE_SIZE,
+        help=f"messages per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})",
+    )
+
+
+def one_line(text: object) -> str:
+    """``text`` cleaned of control characters and folded onto one line."""
+    return " ".join(clean(text).split())
+
+
+def secrets_of(store: str | None) -> tuple[str, ...]:
+    """The secrets in the STORE argument, even when it does not parse as a URL."""
+    if store is None or "://" not in store:
+        return ()
+    try:
+        from sqlalchemy.engine import make_url
+
+        from .storage.target import Target
+
+        return Target(None, make_url(store)).secrets
+    except Exception:  # noqa: BLE001 - a malformed URL: fall back to a pattern
+        found = re.findall(r"://[^/@]*?:([^/@]+)@", store)
+        found += re.findall(r"(?i)[?&][^=&]*(?:pass|pwd|secret|token|key|auth)[^=&]*=([^&#]+)", store)
+        return tuple(found)
+
+
+def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> int:
+    """Print ``error`` as one line (after a scrubbed traceback with ``--debug``); return 2."""
+    from .storage.target import scrub
+
+    if debug:
+        trace = "".join(traceback.format_exception(error))
+        print(clean(scrub(trace, secrets)).rstrip("\n"), file=sys.stderr)
+    print(f"{PROG}: {one_line(scrub(str(error), secrets))}", file=sys.stderr)
+    return 2
+
+
+async def preflight(storage: SQLSessionStorage, session: str | None, seq: int | None = None) -> str | None:
+    """Check the store (and the session, and the sequence) before the UI starts.
+
+    Returns an error line, or None when the app can start. Closes the storage.
+    """
+    try:
+        if session is None:
+            await storage.list_roots(limit=1)
+            return None
+        shown = one_line(repr(session)[:120])
+        if await storage.get_node(session) is None:
+            return f"no session {shown} in {storage.display_name}"
+        if seq is not None:
+            bounds = await storage.raw_bounds(session)
+            if bounds.last_sequence is None:
+                return f"--seq {seq}: session {shown} has no messages"
+            if seq > bounds.last_sequence:
+                return f"--seq {seq} is past the end: session {shown} ends at #{bounds.last_sequence}"
+        return None
+    finally:
+        await storage.close()
