@@ -26,7 +26,7 @@ the pages of 100 KB outputs headless only), first paint and peak RSS next to the
 The child side of the headless runs is in this file too (``--child``). Until it imports the
 app (or the bare app), the child has imported only the standard library, so both pay the
 same start. Like the command line, the app's child starts the start-up reader of a SQLite
-store (``zett_browser.launch.begin``) before it imports Textual.
+store (``zett_browser.startup.launch.begin``) before it imports Textual.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ async def _child_app(store: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The zett-browser scenario on one store; absolute ``perf_counter()`` times and ms samples."""
     # As the command line does: the garbage collector held off until the first screen is
     # up, and the first screen's reads started before Textual is imported.
-    from zett_browser.launch import begin, lazy_store, pause_collection
+    from zett_browser.startup.launch import begin, lazy_store, pause_collection
 
     pause_collection()
     quick = begin(store, session=None, seq=None, page_size=PAGE)

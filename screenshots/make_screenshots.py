@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_browser.app import make_app
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 

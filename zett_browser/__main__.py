@@ -9,9 +9,10 @@ up to date in the background unless ``--no-index``);
 Bad input is one line on stderr and exit status 2, with nothing created: argparse's own
 errors too (:class:`OneLineParser`), and any argument holding bytes that are not UTF-8
 (:func:`not_utf8`). SIGINT, SIGTERM and SIGHUP end a subcommand cleanly, with exit status
-130, 143 or 129 (:func:`run_subcommand`, :mod:`zett_browser.lifecycle`). The start-up check runs before Textual is even
-imported and the app is built only when it will run: for a SQLite file the start-up reader
-(:func:`zett_browser.launch.begin`) checks the store and goes on reading the first screen
+130, 143 or 129 (:func:`run_subcommand`, :mod:`zett_browser.startup.lifecycle`). The
+start-up check runs before Textual is even imported and the app is built only when it
+will run: for a SQLite file the start-up reader (:func:`zett_browser.startup.launch.begin`)
+checks the store and goes on reading the first screen
 while Textual loads; when it cannot vouch for the store, :func:`open_store` and
 :func:`preflight` give the one-line error (SQLAlchemy is imported only then, or after the
 first paint). Every value printed goes through :func:`zett_browser.text.clean`
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .cliargs import (
+from .cli.args import (
     PROG,
     OneLineParser,
     add_page_size,
@@ -44,11 +45,11 @@ from .cliargs import (
     report,
     secrets_of,
 )
-from .cliargs import (
+from .cli.args import (
     preflight as preflight,  # also for tests and tools: the check the app runs
 )
-from .launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
-from .lifecycle import (
+from .startup.launch import LazyStore, lazy_store, pause_collection, reader, resume_collection
+from .startup.lifecycle import (
     CommandInterrupted,
     CommandSignals,
     StartupSignals,
@@ -59,8 +60,8 @@ from .lifecycle import (
 from .text import clean
 
 if TYPE_CHECKING:
+    from .startup.warmstart import Warm
     from .storage import SQLSessionStorage
-    from .warmstart import Warm
 
 #: What a served page (``zett-browser serve``) says instead of writing any file.
 SERVED_NO_WRITES = "serve: writing files is disabled in a served page"
@@ -69,12 +70,12 @@ MAX_SEQUENCE = 2**63 - 1
 #: Subcommands besides ``demo``: name -> (module, function taking argv, returning the exit
 #: status). Each lives in its own module, imported only when it runs.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "index": (".cli_index", "main_index"),
-    "search": (".cli_index", "main_search"),
-    "export": (".cli_export", "main_export"),
-    "context": (".cli_context", "main_context"),
-    "usage": (".cli_usage", "main_usage"),
-    "serve": (".cli_serve", "main_serve"),
+    "index": (".cli.index", "main_index"),
+    "search": (".cli.index", "main_search"),
+    "export": (".cli.export", "main_export"),
+    "context": (".cli.context", "main_context"),
+    "usage": (".cli.usage", "main_usage"),
+    "serve": (".cli.serve", "main_serve"),
 }
 
 
@@ -136,7 +137,7 @@ def build_demo_parser() -> argparse.ArgumentParser:
 
 def run_demo(argv: list[str]) -> int:
     """Write the demo store, then browse it read-only like any other store."""
-    from .demo import build_demo_store, demo_path_problem
+    from .demo.store import build_demo_store, demo_path_problem
     from .storage import StoreError, open_store
 
     args = build_demo_parser().parse_args(argv)
@@ -151,7 +152,7 @@ def run_demo(argv: list[str]) -> int:
             on_hangup_exit(partial_rmtree(directory))
     else:
         path = args.path
-    from .live_demo import LiveDemo
+    from .demo.live import LiveDemo
 
     live = LiveDemo(str(path)) if args.live else None
 
@@ -238,7 +239,7 @@ def run_app(
     no_writes: str | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
-    from .warmstart import WarmStart
+    from .startup.warmstart import WarmStart
 
     if warm is None and not live and not isinstance(storage, LazyStore):
         # The first screen's reads start before Textual and the app's modules are imported.
@@ -306,7 +307,7 @@ def run_subcommand(name: str, argv: list[str]) -> int:
     """Run one of :data:`SUBCOMMANDS`; a signal ends it cleanly with 128 + its number.
 
     SIGINT, SIGTERM and SIGHUP are handled from before its module is imported
-    (:class:`CommandSignals`; on its event loop :func:`~zett_browser.lifecycle.run_async`
+    (:class:`CommandSignals`; on its event loop :func:`~zett_browser.startup.lifecycle.run_async`
     cancels the work instead). ``serve`` keeps its own handling.
     """
     module_name, function_name = SUBCOMMANDS[name]

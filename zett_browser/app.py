@@ -20,21 +20,21 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from .gcpace import PACE_S, CollectionPacer
 from .keymap import bindings, keys
-from .launch import LazyStore, begin, lazy_store, resume_collection, sqlite_path
-from .lifecycle import end_after_hangup, install_exit_signals
 from .model.store import BrowsingStore
 from .screens.main import MainScreen
 from .screens.options import BrowserOptions
 from .screens.watch import ROOTS_PAGE
-from .warmstart import Warm, WarmStart, WarmStore
+from .startup.gcpace import PACE_S, CollectionPacer
+from .startup.launch import LazyStore, begin, lazy_store, resume_collection, sqlite_path
+from .startup.lifecycle import end_after_hangup, install_exit_signals
+from .startup.warmstart import Warm, WarmStart, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 from .widgets.textual_compat import PromptOutput, hold_repaints, release_repaints
 
 if TYPE_CHECKING:  # the live demo is imported only by ``zett-browser demo --live``
-    from .live_demo import LiveDemo
+    from .demo.live import LiveDemo
     from .storage import SQLSessionStorage
 
 
@@ -226,7 +226,7 @@ def make_app(
     if isinstance(store, str | os.PathLike) or store is None:
         if warm is None and live is None and sqlite_path(store) is not None:
             # A SQLite file: the first screen is read now, on a thread, without SQLAlchemy;
-            # the storage itself opens after the first paint (see zett_browser.launch).
+            # the storage itself opens after the first paint (see zett_browser.startup.launch).
             quick = begin(store, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE)
             if quick is not None:
                 storage: BrowsingStore = lazy_store(store, quick)
@@ -250,11 +250,11 @@ def make_app(
         options = replace(options, no_writes=no_writes)
     sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
     if sql is not None and no_writes is None:
-        from .lazysearch import LazyExporter
+        from .startup.lazysearch import LazyExporter
 
         options = replace(options, exporter=LazyExporter(sql))
     if index and sql is not None:
-        from .lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
+        from .startup.lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 
         searching = LazySearch(sql, index_dir)
         options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))

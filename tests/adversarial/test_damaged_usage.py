@@ -13,7 +13,7 @@ from tests.adversarial import damage as d
 from tests.support import listing
 from tests.usage import oracle
 from tests.usage.stores import sync_now
-from zett_browser.cli_usage import main_usage
+from zett_browser.cli.usage import main_usage
 from zett_browser.index.usage import read_usage
 
 #: Values a token column must never be summed as: text, a float, a negative, a blob, a huge number.

@@ -16,9 +16,9 @@ from textual.widgets import Static
 from tests.adversarial.large import MAIN, TOOL_RESULT, copy_agent_run, huge_text, set_json_content
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
-from zett_browser.formatting import PREVIEW
 from zett_browser.screens.detail import PART, MessageDetail, PartArea
 from zett_browser.screens.main import MainScreen
+from zett_browser.views.formatting import PREVIEW
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.versions import VersionList

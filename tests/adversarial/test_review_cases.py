@@ -15,9 +15,9 @@ import pytest
 from tests.adversarial.damage import copy_fixture, execute, sha256
 from tests.support import AGENT_RUN_ROOT
 from zett_browser.__main__ import main
-from zett_browser.context import Estimate
-from zett_browser.delegation import task_result
 from zett_browser.model import AssistantMessage, ToolCall, ToolMessage
+from zett_browser.views.delegation import task_result
+from zett_browser.views.time_travel import Estimate
 
 #: 8-bit CSI and a right-to-left override: both act on a terminal when printed raw.
 HOSTILE = "\u009b31m\u202e"
@@ -70,8 +70,8 @@ def test_a_task_result_nested_too_deep_is_text_not_a_crash() -> None:
 
 async def test_time_travel_decodes_only_the_summary_in_force(tmp_path: Path) -> None:
     """Review case: ``x`` decoded every snapshot version (2,500 on a long compacted session)."""
-    from zett_browser.context import locate
     from zett_browser.storage import SQLSessionStorage
+    from zett_browser.views.time_travel import locate
 
     path = copy_fixture("agent_run", tmp_path)
     storage = SQLSessionStorage.open_for_browsing(path)

@@ -473,8 +473,8 @@ async def test_the_served_app_offers_no_writer(tmp_path: Path, store: Path, monk
 
 
 def test_the_served_addresses_and_the_size_clamp() -> None:
-    from zett_browser.cli_serve import served_addresses
-    from zett_browser.serve_server import MAX_HEIGHT, MAX_WIDTH, clamp
+    from zett_browser.cli.serve import served_addresses
+    from zett_browser.cli.serve_server import MAX_HEIGHT, MAX_WIDTH, clamp
 
     hosts, origins = served_addresses("127.0.0.1", 8000, None)
     assert hosts == {"127.0.0.1:8000", "localhost:8000", "[::1]:8000"}

@@ -27,7 +27,7 @@ import pytest
 
 from benchmarks.bigstore import BIG_SESSION, build
 from zett_browser.index.sync import _thread
-from zett_browser.lifecycle import COMMAND_SIGNALS, CommandInterrupted, run_async
+from zett_browser.startup.lifecycle import COMMAND_SIGNALS, CommandInterrupted, run_async
 
 REPO = Path(__file__).resolve().parents[2]
 #: Messages in the one big session (exported) and in the store (indexed): the work takes

@@ -13,7 +13,7 @@ from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import make_app
 from zett_browser.screens.timing import PAGE, TimingScreen
 from zett_browser.storage import open_store
-from zett_browser.timing import Step
+from zett_browser.views.timing import Step
 from zett_browser.widgets.timing import TimingView
 
 GROWN = 100_000

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.compat.compare import assert_same, dump_with
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
 from zett_browser.model import AssistantMessage, ImageContent, ToolMessage, UserMessage
 from zett_browser.storage import open_store
 

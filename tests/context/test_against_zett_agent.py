@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from zett_browser import context
 from zett_browser.storage import SQLSessionStorage
+from zett_browser.views import time_travel as context
 
 
 def _copy(store: Path, tmp_path: Path) -> Path:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from benchmarks.bigstore import build
-from zett_browser import context
 from zett_browser.storage import SQLSessionStorage
+from zett_browser.views import time_travel as context
 
 LOAD_NOW = Path(__file__).parent / "load_now.py"
 

@@ -17,10 +17,10 @@ from textual.pilot import Pilot
 
 from tests.support import AGENT_RUN_ROOT, PAGINATION
 from tests.ui.helpers import frozen_clock, settle, store_copy
-from zett_browser import context
 from zett_browser.app import make_app
 from zett_browser.screens.context import ContextScreen, export_name
 from zett_browser.storage import SQLSessionStorage
+from zett_browser.views import time_travel as context
 from zett_browser.widgets.context import ContextHead
 from zett_browser.widgets.rawlog import RawLogView
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from zett_browser import context
-from zett_browser.cli_context import main_context
+from zett_browser.cli.context import main_context
 from zett_browser.storage import SQLSessionStorage
+from zett_browser.views import time_travel as context
 
 LOAD_NOW = Path(__file__).parent / "load_now.py"
 HOSTILE = "[red]x[/red] \x1b[2J\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\ \x07 [link=http://e]y[/link]"

@@ -15,7 +15,7 @@ import pytest
 from tests.adversarial.damage import sha256
 from tests.export.helpers import copy_fixture, export_text
 from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, CHECKPOINTED, CHILD, DELEGATING_PARENT, GRANDCHILD, KITCHEN
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
 from zett_browser.export import ExportError
 from zett_browser.storage import open_store
 

@@ -12,7 +12,7 @@ import pytest
 from tests.compat.compare import differences, dump_with
 from tests.export.helpers import copy_fixture, export_text, roots_and_orphans, table_rows
 from tests.support import DELEGATING_PARENT, GRANDCHILD
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
 from zett_browser.export.restore import RestoreError, restore
 
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from tests.realstore.stores import RealStores
-from zett_browser import context
-from zett_browser.formatting import full_text
 from zett_browser.model.documented import SessionSummary
 from zett_browser.storage import open_store
+from zett_browser.views import time_travel as context
+from zett_browser.views.formatting import full_text
 
 SYSTEM, USER, ASSISTANT, TOOL, AGENT = 1, 2, 3, 4, 6
 

@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     """
     import sys, threading, time
     sys.path.insert(0, {repo!r})
-    from zett_browser import lifecycle
+    from zett_browser.startup import lifecycle
 
     stop = threading.Event()
 

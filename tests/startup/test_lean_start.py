@@ -24,8 +24,8 @@ HEAVY = (
     "aiomysql",
     "psycopg",
     "zett_browser.index",
-    "zett_browser.searching",
-    "zett_browser.live_demo",
+    "zett_browser.index.search_service",
+    "zett_browser.demo.live",
 )
 
 
@@ -41,7 +41,7 @@ def heavy(modules: set[str]) -> list[str]:
 
 
 #: Not needed before the first paint of a SQLite store either: the start-up reader reads it
-#: with the stdlib driver, and the storage loads after the first paint (zett_browser.launch).
+#: with the stdlib driver, and the storage loads after the first paint (zett_browser.startup.launch).
 BEFORE_PAINT = ("sqlalchemy", "aiosqlite", "pydantic", "pydantic_core", "zett_browser.export")
 
 
@@ -129,12 +129,13 @@ print(sorted(name for name in sys.modules if name.split(".")[0] == "pydantic"))
 
 def test_the_start_up_stand_ins_and_the_shared_cli_pieces_import_no_toolkit_and_no_storage() -> None:
     """The typed stand-ins (``LazyStore``, ``WarmStore``, the lazy search, usage and exporter)
-    and ``cliargs`` (imported by every subcommand) are imported before Textual and the
+    and ``cli.args`` (imported by every subcommand) are imported before Textual and the
     storage: their types come from ``model/`` and their services load at first use."""
     modules = loaded_after(
-        "import zett_browser.launch, zett_browser.warmstart, zett_browser.lazysearch, zett_browser.cliargs"
+        "import zett_browser.startup.launch, zett_browser.startup.warmstart, zett_browser.startup.lazysearch, "
+        "zett_browser.cli.args"
     )
-    assert "zett_browser.lazysearch" in modules, "the check sees the modules"
+    assert "zett_browser.startup.lazysearch" in modules, "the check sees the modules"
     early = ("textual", "sqlalchemy", "aiosqlite", "pydantic", "zett_browser.storage", "zett_browser.screens")
     assert sorted(name for name in modules if name.startswith(early)) == []
     assert heavy(modules) == []

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from tests.support import AGENT_RUN_ROOT, FIXTURES
 from tests.ui.compaction_helpers import LEDGER_SESSION, SUMMARY_V1, write_ledger_store
-from zett_browser.ledger import ledger_rows
 from zett_browser.storage import open_store
+from zett_browser.views.ledger import ledger_rows
 
 
 async def test_versions_page_by_keyset_without_decoding_and_one_decodes_on_demand(tmp_path: Path) -> None:

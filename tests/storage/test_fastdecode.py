@@ -19,7 +19,7 @@ import pytest
 from benchmarks.bigstore import build, build_compacted, build_heavy
 from tests.storage.exactness import check_exact, difference, fixture_payloads, stored_payloads
 from tests.support import FIXTURES
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
 from zett_browser.model.messages import (
     AssistantMessage,
     CompactedMessage,

@@ -1,4 +1,4 @@
-"""The fast start's lazy storage (zett_browser/launch.py) on real zett-agent stores.
+"""The fast start's lazy storage (zett_browser/startup/launch.py) on real zett-agent stores.
 
 The storage behind a :class:`LazyStore` is imported and opened on a thread at first need:
 its coroutine calls must give what the storage gives, without blocking the loop; its name
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import AGENT_RUN_ROOT, FIXTURES, listing
-from zett_browser import launch
-from zett_browser.launch import LazyStore, resolve, sqlite_path
 from zett_browser.model.store import BrowsingStore
+from zett_browser.startup import launch
+from zett_browser.startup.launch import LazyStore, resolve, sqlite_path
 from zett_browser.storage import SQLSessionStorage, StoreNotFoundError, open_store
 from zett_browser.storage.target import DEFAULT_PATH
 

@@ -23,8 +23,8 @@ import pytest
 from benchmarks.bigstore import BIG_SESSION, COMPACTED_SESSION, build, build_compacted
 from tests.storage.quickcheck import Outcome, check, real_preflight_ok
 from tests.support import EMPTY, FIXTURES, KITCHEN_SINK, ORPHAN, PAGINATION
-from zett_browser import warmstart
-from zett_browser.demo import build_demo_store
+from zett_browser.demo.store import build_demo_store
+from zett_browser.startup import warmstart
 from zett_browser.storage import open_store, startgen
 from zett_browser.storage.quickstart import DECLINED, QuickStart, key_of
 

@@ -336,7 +336,7 @@ async def test_panes_toggle_and_resize(tmp_path: Path) -> None:
 
 
 async def test_open_the_child_a_task_result_names_and_come_back(tmp_path: Path) -> None:
-    from zett_browser.demo import build_demo_store
+    from zett_browser.demo.store import build_demo_store
 
     path = await build_demo_store(tmp_path / "demo.sqlite3", now=frozen_clock())
     refactor, research = "0196d3e0-0000-7000-8000-000000000001", "0196d3e0-0000-7000-8000-000000000002"

@@ -13,8 +13,8 @@ from tests.support import AGENT_RUN_ROOT
 from tests.ui.compaction_helpers import LEDGER_SESSION, write_ledger_store
 from tests.ui.helpers import HOSTILE, frozen_clock, settle, store_copy
 from zett_browser.app import make_app
-from zett_browser.demo import build_demo_store
-from zett_browser.live_demo import LiveDemo
+from zett_browser.demo.live import LiveDemo
+from zett_browser.demo.store import build_demo_store
 from zett_browser.screens.diff import DiffScreen
 from zett_browser.screens.ledger import LedgerScreen
 from zett_browser.screens.main import MainScreen

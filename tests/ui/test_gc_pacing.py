@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.ui.helpers import frozen_clock, settle, store_copy
 from zett_browser.app import make_app
-from zett_browser.gcpace import FULL_AFTER
+from zett_browser.startup.gcpace import FULL_AFTER
 
 
 async def test_the_app_paces_full_collections_and_restores_cpythons_own(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.ui.helpers import frozen_clock
 from zett_browser.app import make_app
-from zett_browser.demo import build_demo_store
-from zett_browser.live_demo import LiveDemo
+from zett_browser.demo.live import LiveDemo
+from zett_browser.demo.store import build_demo_store
 from zett_browser.storage import open_store
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView

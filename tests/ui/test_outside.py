@@ -28,9 +28,9 @@ from tests.support import listing
 from tests.ui.detail_helpers import open_detail
 from tests.ui.helpers import frozen_clock, settle
 from zett_browser.app import ZettBrowserApp, make_app
-from zett_browser.formatting import full_text
 from zett_browser.screens.outside import COPY_LIMIT, command_for
 from zett_browser.storage import open_store
+from zett_browser.views.formatting import full_text
 from zett_browser.widgets.rawlog import RawLogView
 
 

@@ -309,8 +309,8 @@ async def test_help_shows_the_query_syntax_and_the_search_keys(tmp_path: Path) -
 
 
 def test_progress_line_and_partial_note() -> None:
+    from zett_browser.index.search_service import Step
     from zett_browser.screens.indexing import IndexState, progress_text
-    from zett_browser.searching import Step
 
     step = Step(done=12_000, total=30_000, rate=5_100.0, eta=3.5, finished=False)
     assert progress_text(step, 80).plain == "indexing 40% 12,000/30,000 · 5,100/s · 4 s left"

@@ -26,7 +26,7 @@ from tests.adversarial.large import set_json_content
 from tests.served import chromium, missing, press, screen_text, serving, wait_for
 from tests.support import listing
 from zett_browser.__main__ import main
-from zett_browser.cli_serve import build_serve_parser, child_argv, is_loopback, page_url
+from zett_browser.cli.serve import build_serve_parser, child_argv, is_loopback, page_url
 
 SCRIPT = Path(sys.executable).parent / "zett-browser"
 #: The untrusted-text suite's hostile content (its lone surrogate cannot go in a TEXT column).

@@ -20,7 +20,7 @@ WIDE, NARROW = (160, 45), (80, 24)
 @pytest.fixture(autouse=True)
 def fixed_prices_date(monkeypatch: pytest.MonkeyPatch) -> None:
     """The price data's date is the newest price not in the future: it moves with the calendar."""
-    from zett_browser.usage_service import IndexUsage
+    from zett_browser.index.usage_service import IndexUsage
 
     monkeypatch.setattr(IndexUsage, "prices_date", property(lambda self: "2026-12-01 (genai-prices 0.2.3)"))
 

@@ -15,8 +15,8 @@ from typing import Any
 from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT
 from tests.ui.helpers import frozen_clock, sequences, settle, store_copy
 from zett_browser.app import make_app
+from zett_browser.startup.warmstart import WarmStore, key_of
 from zett_browser.storage import open_store
-from zett_browser.warmstart import WarmStore, key_of
 from zett_browser.widgets.session_tree import SessionTree
 
 

@@ -22,10 +22,10 @@ import pytest
 from textual.widgets._footer import FooterKey
 
 from tests.ui.helpers import frozen_clock, settle, store_copy
-from zett_browser import launch
 from zett_browser.__main__ import main
 from zett_browser.app import make_app
-from zett_browser.launch import LazyStore, begin, lazy_store, pause_collection, resume_collection
+from zett_browser.startup import launch
+from zett_browser.startup.launch import LazyStore, begin, lazy_store, pause_collection, resume_collection
 from zett_browser.widgets.footer import KeyFooter
 
 

@@ -17,7 +17,7 @@ from zett_browser.model import SessionNode
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.timing import TimingScreen
 from zett_browser.screens.usage_details import UsageDetails
-from zett_browser.usage_text import compact_count
+from zett_browser.views.usage_text import compact_count
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
@@ -254,7 +254,7 @@ async def test_timing_view_flags_a_stall(tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("T")
         await settle(pilot)
-        from zett_browser.timing import Stall
+        from zett_browser.views.timing import Stall
         from zett_browser.widgets.timing import TimingView
 
         lines = app.screen.query_one(TimingView).lines
@@ -267,7 +267,7 @@ async def test_timing_pages_cut_inside_steps_keep_every_step_whole(tmp_path: Pat
     """Pages of two rows with a one-row look-ahead: walking ``n`` to the end shows every step once,
     each with all of its tool results (a step's results run on past the page edge)."""
     import zett_browser.screens.timing as timing_screen
-    from zett_browser.timing import Step, layout
+    from zett_browser.views.timing import Step, layout
     from zett_browser.widgets.timing import TimingView
 
     monkeypatch.setattr(timing_screen, "CONTEXT", 1)  # type: ignore[attr-defined]

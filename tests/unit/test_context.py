@@ -1,6 +1,6 @@
 """Time travel without a store: the snapshot in force, the page walk, the estimate, the export.
 
-zett_browser.context reads through a :class:`BrowsingStore`; here an in-memory one holds
+zett_browser.views.time_travel reads through a :class:`BrowsingStore`; here an in-memory one holds
 real records (tests/records.py) and the envelopes a zett-agent store keeps beside them.
 The same functions against real zett-agent stores are in tests/context/.
 """
@@ -14,20 +14,6 @@ from typing import Any, cast
 import pytest
 
 from tests.records import AT, raw_record
-from zett_browser.context import (
-    ContextError,
-    ContextPoint,
-    Estimate,
-    context_pages,
-    dump,
-    estimate,
-    export_json,
-    in_force,
-    locate,
-    range_pages,
-    sent,
-    summary_estimate,
-)
 from zett_browser.model import (
     AgentMessage,
     AssistantMessage,
@@ -46,6 +32,20 @@ from zett_browser.model import (
 )
 from zett_browser.model.context import ContextRow
 from zett_browser.model.store import BrowsingStore
+from zett_browser.views.time_travel import (
+    ContextError,
+    ContextPoint,
+    Estimate,
+    context_pages,
+    dump,
+    estimate,
+    export_json,
+    in_force,
+    locate,
+    range_pages,
+    sent,
+    summary_estimate,
+)
 
 SESSION = "s1"
 
@@ -71,7 +71,7 @@ def row(sequence: int, message: Any, envelope: str | None = None) -> ContextRow:
 
 
 class MemoryStore:
-    """The reads zett_browser.context makes, over lists; ``pages`` records each page asked for."""
+    """The reads zett_browser.views.time_travel makes, over lists; ``pages`` records each page asked for."""
 
     def __init__(self, rows: list[ContextRow], snapshots: list[SnapshotInfo], envelopes: dict[int, str]) -> None:
         self.rows = rows

@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from tests.records import raw_record
-from zett_browser.delegation import MAX_RESULT_JSON, Delegation, match_results, task_calls, task_result, with_result
 from zett_browser.model import AssistantMessage, RawMessageRecord, ToolCall, ToolMessage, UserMessage
+from zett_browser.views.delegation import (
+    MAX_RESULT_JSON,
+    Delegation,
+    match_results,
+    task_calls,
+    task_result,
+    with_result,
+)
 
 
 def calls(sequence: int, *tool_calls: ToolCall) -> RawMessageRecord:

@@ -8,19 +8,6 @@ from typing import Any
 import pytest
 
 from tests.records import AT, raw_record
-from zett_browser.formatting import (
-    HUGE,
-    PREVIEW,
-    FormatOptions,
-    format_record,
-    full_text,
-    human_duration,
-    human_size,
-    kind_name,
-    relative_time,
-    summary_blocks,
-    usage_line,
-)
 from zett_browser.model import (
     AssistantMessage,
     CompactedMessage,
@@ -35,6 +22,19 @@ from zett_browser.model import (
     ToolMessage,
     UnreadableMessage,
     UserMessage,
+)
+from zett_browser.views.formatting import (
+    HUGE,
+    PREVIEW,
+    FormatOptions,
+    format_record,
+    full_text,
+    human_duration,
+    human_size,
+    kind_name,
+    relative_time,
+    summary_blocks,
+    usage_line,
 )
 
 record = raw_record

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 
-from zett_browser.gcpace import FULL_AFTER, CollectionPacer
+from zett_browser.startup.gcpace import FULL_AFTER, CollectionPacer
 
 
 def young_collections(count: int) -> None:

@@ -110,9 +110,9 @@ def test_the_check_finds_a_cycle() -> None:
 def test_the_graph_follows_deferred_and_by_name_imports() -> None:
     graph = module_graph()
     assert "zett_browser.screens.main" in graph and graph["zett_browser.app"], "the graph was read"
-    assert "zett_browser.lazysearch" in graph["zett_browser.app"], "an import inside a function"
-    assert {"zett_browser.cli_index", "zett_browser.cli_serve"} <= graph["zett_browser.__main__"], "subcommands"
-    assert "zett_browser.searching" in graph["zett_browser.lazysearch"], "importlib by name"
+    assert "zett_browser.startup.lazysearch" in graph["zett_browser.app"], "an import inside a function"
+    assert {"zett_browser.cli.index", "zett_browser.cli.serve"} <= graph["zett_browser.__main__"], "subcommands"
+    assert "zett_browser.index.search_service" in graph["zett_browser.startup.lazysearch"], "importlib by name"
 
 
 def test_zett_browser_has_no_import_cycle() -> None:

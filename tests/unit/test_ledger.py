@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from zett_browser.ledger import duration_text, ledger_row, ledger_rows, plot, plot_columns, row_cells
 from zett_browser.model.compaction import CurveColumn, LedgerFacts, SnapshotMeta, UsageStep
-from zett_browser.snapdiff import dropped_terms, side_by_side, terms
+from zett_browser.views.ledger import duration_text, ledger_row, ledger_rows, plot, plot_columns, row_cells
+from zett_browser.views.snapdiff import dropped_terms, side_by_side, terms
 
 T0 = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from zett_browser import paging
 from zett_browser.model import CompactedMessage, RawMessageRecord, SnapshotInfo, SystemMessage, UserMessage
-from zett_browser.paging import PageRequest, Place
+from zett_browser.views import paging
+from zett_browser.views.paging import PageRequest, Place
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -157,7 +157,7 @@ def test_the_guard_lists_every_private_name_the_code_uses() -> None:
 
 
 def test_the_serve_server_s_textual_serve_internals_still_exist() -> None:
-    """``zett_browser/serve_server.py`` overrides textual-serve's private methods and sets the
+    """``zett_browser/cli/serve_server.py`` overrides textual-serve's private methods and sets the
     attributes its base class reads; a textual-serve upgrade that renames them must fail here."""
     import inspect
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from zett_browser.model.timing import ChildSpan, TimingRow
-from zett_browser.timing import FULL_SCALE_NS, Child, Stall, Step, bar_cells, layout, split_cells, steps_of
+from zett_browser.views.timing import FULL_SCALE_NS, Child, Stall, Step, bar_cells, layout, split_cells, steps_of
 
 T0 = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 MS = 1_000_000

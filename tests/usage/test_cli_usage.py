@@ -15,7 +15,7 @@ import pytest
 from tests.support import CHECKPOINTED, DELEGATING_PARENT, listing
 from tests.usage import oracle
 from tests.usage.stores import priced_store, session_ids
-from zett_browser.cli_usage import main_usage, money
+from zett_browser.cli.usage import main_usage, money
 from zett_browser.index.pricing import prices_date
 
 

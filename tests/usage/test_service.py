@@ -10,10 +10,10 @@ from tests.usage import oracle
 from tests.usage.stores import priced_store
 from zett_browser.app import make_app
 from zett_browser.index.pricing import prices_date
-from zett_browser.lazysearch import LazySearch, LazyUsage
+from zett_browser.index.search_service import IndexSearch
+from zett_browser.index.usage_service import IndexUsage
 from zett_browser.model.usage import TreeSort, UsageService
-from zett_browser.searching import IndexSearch
-from zett_browser.usage_service import IndexUsage
+from zett_browser.startup.lazysearch import LazySearch, LazyUsage
 
 
 async def test_make_app_shares_one_index_between_search_and_usage(tmp_path: Path) -> None:

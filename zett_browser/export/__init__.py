@@ -2,10 +2,10 @@
 
 :func:`export_session` walks the store read-only (:mod:`.walk`) and writes as it reads,
 so memory stays flat on any session length. Markdown and HTML take each record's words
-from :mod:`zett_browser.formatting`, the renderer the Raw Log and the detail view use;
+from :mod:`zett_browser.views.formatting`, the renderer the Raw Log and the detail view use;
 JSON keeps the stored rows unchanged (:mod:`.jsondoc`), and :func:`.restore.restore`
 writes such a file back through the storage API. ``redact`` replaces common secrets in
-every format (:mod:`.redact`). The CLI is ``zett_browser/cli_export.py``; the app's
+every format (:mod:`.redact`). The CLI is ``zett_browser/cli/export.py``; the app's
 dialog is ``screens/export.py``.
 """
 

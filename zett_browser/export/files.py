@@ -20,10 +20,10 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..formatting import human_size
 from ..safefiles import describe_os_error, is_store_file, kind
 from ..storage import SQLSessionStorage
 from ..text import clean
+from ..views.formatting import human_size
 from . import ExportError, ExportOptions, ExportReport, export_session
 
 

@@ -1,6 +1,6 @@
 """Provides the structure an export gives a record's formatted blocks.
 
-The words come from :func:`zett_browser.formatting.format_record` (the one renderer the
+The words come from :func:`zett_browser.views.formatting.format_record` (the one renderer the
 Raw Log and the detail view use); this module only groups its blocks by their roles, so
 that Markdown and HTML can fold a tool call with its arguments, a tool result with its
 output and the reasoning into collapsible parts, and leave out what the user asked to
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..formatting import Block, FormatOptions, format_record
 from ..model import RawMessageRecord
+from ..views.formatting import Block, FormatOptions, format_record
 
 #: Roles that continue a tool call's group, a tool result's group and the reasoning.
 _CALL_PARTS = frozenset({"tool.arguments", "error"})

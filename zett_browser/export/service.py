@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ..launch import LazyStore, resolve
 from ..model.export import ExportRequest
+from ..startup.launch import LazyStore, resolve
 from . import ExportOptions, ExportReport
 from .files import describe, export_file
 

@@ -1,6 +1,6 @@
 """Provides the search interface the UI uses: index progress, pages of hits, hits in a session.
 
-The app is handed an object of this shape (``zett_browser.searching.IndexSearch`` wraps
+The app is handed an object of this shape (``zett_browser.index.search_service.IndexSearch`` wraps
 the side index); screens see only this Protocol and never import the index or the
 storage. A bad query raises ``ValueError`` whose message is one line naming the bad token.
 """

@@ -6,7 +6,7 @@ a page of rows at a time); below, the context itself in the Raw Log's own virtua
 one page at a time: the summary first, then the rows the model got back. ``w`` writes
 the context as zett-agent message envelopes (exactly as stored) to a JSON file (in a
 served page, ``zett-browser serve``, it writes nothing and says why).
-Everything is read through :mod:`zett_browser.context` and the store's protocol.
+Everything is read through :mod:`zett_browser.views.time_travel` and the store's protocol.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.screen import Screen
 
-from .. import context
-from ..context import ContextPoint
-from ..formatting import full_text, kind_name
 from ..keymap import bindings
 from ..model.context import ContextRow
 from ..model.store import BrowsingStore
+from ..views import time_travel as context
+from ..views.formatting import full_text, kind_name
+from ..views.time_travel import ContextPoint
 from ..widgets.context import ContextHead
 from ..widgets.footer import KeyFooter
 from ..widgets.rawlog import RawLogView

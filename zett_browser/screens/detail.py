@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static, TextArea
 from textual.widgets.text_area import Selection
 
-from ..formatting import human_size
 from ..keymap import bindings
+from ..views.formatting import human_size
 from ..widgets.safe import clean
 from .outside import take_text
 
@@ -64,7 +64,7 @@ class MessageDetail(ModalScreen[None]):
     """One record (or a summary) shown whole: a part at a time, with find, top and bottom.
 
     ``body`` is the text itself (cleaned here), or a function producing cleaned text
-    (:mod:`zett_browser.formatting` does; formatting a 50 MB message cleans 50 MB): that
+    (:mod:`zett_browser.views.formatting` does; formatting a 50 MB message cleans 50 MB): that
     runs in a thread so the screen shows at once, then each part is laid out only when it
     is shown.
     """

@@ -22,7 +22,7 @@ from ..keymap import bindings
 from ..model import SnapshotInfo
 from ..model.compaction import RangeText, SnapshotMeta
 from ..model.store import BrowsingStore
-from ..snapdiff import dropped_terms, side_by_side
+from ..views.snapdiff import dropped_terms, side_by_side
 from ..widgets.diff import diff_view
 from ..widgets.footer import KeyFooter
 from ..widgets.safe import clean, one_line

@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..keymap import bindings
-from ..ledger import LedgerRow, header, ledger_rows, plot, plot_columns
 from ..model import RawLogBounds, SessionNode
 from ..model.compaction import CurveColumn, SnapshotMeta
 from ..model.store import BrowsingStore
+from ..views.ledger import LedgerRow, header, ledger_rows, plot, plot_columns
 from ..widgets.footer import KeyFooter
 from ..widgets.ledger import PLOT_ROWS, CurveView, ledger_line
 from ..widgets.safe import one_line, plain

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker
 
-from ..formatting import full_text, join, kind_name, summary_blocks
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.export import ExportService
+from ..views.formatting import full_text, join, kind_name, summary_blocks
 from .calls import NotACall, call_ids, child_of, find_partner
 from .reads import Failed, Services
 

@@ -1,6 +1,6 @@
 """Provides taking a message out of the app: the clipboard, ``$PAGER`` and ``$EDITOR``.
 
-The text handed out is :func:`zett_browser.formatting.full_text` (or the detail view's
+The text handed out is :func:`zett_browser.views.formatting.full_text` (or the detail view's
 body, which is that same text): already cleaned, so a later paste into a terminal or a
 pager's display cannot act on an escape the store held.
 
@@ -30,9 +30,9 @@ from typing import Literal
 from textual.app import App, SuspendNotSupported
 from textual.dom import DOMNode
 
-from ..formatting import full_text, human_size
 from ..model import RawMessageRecord
 from ..text import clean, one_line, paste_safe
+from ..views.formatting import full_text, human_size
 
 #: Largest text copied, in UTF-8 bytes (base64 makes it a third bigger on the wire).
 COPY_LIMIT = 100_000

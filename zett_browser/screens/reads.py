@@ -20,7 +20,7 @@ from textual.worker import Worker
 
 from ..model import RawMessageRecord
 from ..model.store import BrowsingStore
-from ..paging import PageRequest
+from ..views.paging import PageRequest
 from ..widgets.safe import clean
 
 T = TypeVar("T")

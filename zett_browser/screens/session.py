@@ -1,7 +1,7 @@
 """Provides the open session's controller: opening, paging, jumping, the back history.
 
 :class:`SessionPane` owns what the Raw Log pane shows (:class:`~.watch.OpenSession`), the
-follow mode and the count of unseen messages. It asks :mod:`zett_browser.paging` which
+follow mode and the count of unseen messages. It asks :mod:`zett_browser.views.paging` which
 window to read, reads it through the screen's :class:`~.reads.ReadHelper` and hands records to
 the widgets it was built with. Its reads run in the screen's ``session`` worker group, so a
 stale request is cancelled by the next one.
@@ -17,10 +17,10 @@ from typing import Any
 
 from textual.worker import Worker
 
-from .. import paging
 from ..model import RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.compaction import SnapshotMeta
-from ..paging import PageRequest, Place
+from ..views import paging
+from ..views.paging import PageRequest, Place
 from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line

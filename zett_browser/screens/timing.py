@@ -23,7 +23,7 @@ from ..keymap import bindings
 from ..model import SessionNode
 from ..model.store import BrowsingStore
 from ..model.timing import ChildSpan, TimingRow
-from ..timing import ASSISTANT, layout
+from ..views.timing import ASSISTANT, layout
 from ..widgets.footer import KeyFooter
 from ..widgets.line import TextLine
 from ..widgets.safe import one_line

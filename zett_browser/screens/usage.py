@@ -17,10 +17,10 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker
 
-from ..delegation import match_results, task_calls, with_result
 from ..model import Page, RawMessageRecord, SessionCursor, SessionNode
 from ..model.usage import SessionUsage, TreeSort, UsageService
-from ..usage_text import SORT_NAMES, next_sort
+from ..views.delegation import match_results, task_calls, with_result
+from ..views.usage_text import SORT_NAMES, next_sort
 from ..widgets.cards import card
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree, node_label

@@ -15,11 +15,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..formatting import human_duration
 from ..keymap import bindings
 from ..model import SessionNode
 from ..model.usage import ModelCost, SessionUsage, UsageService
-from ..usage_text import compact_count, money, totals_rows
+from ..views.formatting import human_duration
+from ..views.usage_text import compact_count, money, totals_rows
 from ..widgets.render import style_of
 from ..widgets.safe import clean, one_line
 from .outside import copy_id

@@ -5,7 +5,7 @@ import and start, and SQLite's C code does. :class:`QuickStart` therefore reads 
 screen (the change token, the roots, the opened session's node, bounds, snapshot
 versions, latest summary, ancestors and first Raw Log page) through the stdlib ``sqlite3``
 driver on a thread started before Textual is imported, importing neither SQLAlchemy nor
-aiosqlite nor pydantic. It is the drop-in of :class:`~zett_browser.warmstart.WarmStart`
+aiosqlite nor pydantic. It is the drop-in of :class:`~zett_browser.startup.warmstart.WarmStart`
 for a SQLite path: :meth:`QuickStart.take` hands out a future per call, keyed like
 WarmStart's (the same calls with the same arguments).
 
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
-from ..warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
+from ..startup.warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
 from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
@@ -51,7 +51,7 @@ from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES
 if TYPE_CHECKING:
     from ..model.compaction import SnapshotMeta
     from ..model.messages import AnyMessage, CompactedMessage
-    from ..warmstart import Warm
+    from ..startup.warmstart import Warm
 
 Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]

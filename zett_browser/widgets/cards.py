@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ..delegation import Delegation
 from ..model.usage import SessionUsage
-from ..usage_text import compact, seconds
+from ..views.delegation import Delegation
+from ..views.usage_text import compact, seconds
 from .render import style_of
 from .safe import one_line
 

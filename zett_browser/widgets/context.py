@@ -1,6 +1,6 @@
 """Provides the head of the context view: where the context is taken and its size.
 
-The lines come from :mod:`zett_browser.context_text` (plain, cleaned strings) and are
+The lines come from :mod:`zett_browser.views.time_travel_text` (plain, cleaned strings) and are
 shown as ``Text`` built from them, never parsed as markup. The size table is laid out
 across (one column per category) so it fits 80 columns in four lines.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..context import CATEGORIES, ContextPoint, Estimate
-from ..context_text import HOW_ESTIMATED, heading, measured_line, range_line, snapshot_line
+from ..views.time_travel import CATEGORIES, ContextPoint, Estimate
+from ..views.time_travel_text import HOW_ESTIMATED, heading, measured_line, range_line, snapshot_line
 from .render import style_of
 
 #: Short column titles of the categories (the CLI's table spells them out).

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model.compaction import RangeText, SnapshotMeta
-from ..snapdiff import DiffLine, Dropped
+from ..views.snapdiff import DiffLine, Dropped
 from .render import style_of
 
 #: Styles of the two sides' changed lines and words.

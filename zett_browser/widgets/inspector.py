@@ -19,10 +19,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from ..formatting import summary_blocks
 from ..keymap import bindings
 from ..model import SnapshotInfo
 from ..model.compaction import SnapshotMeta
+from ..views.formatting import summary_blocks
 from .render import block_text
 from .safe import one_line
 from .versions import VersionList

@@ -1,6 +1,6 @@
 """Provides the ledger view's widgets: the context curve and the ledger's row text.
 
-The curve is drawn from a :class:`~zett_browser.ledger.Curve` (computed from columns the
+The curve is drawn from a :class:`~zett_browser.views.ledger.Curve` (computed from columns the
 storage aggregated in SQL), one character a column, so its cost is the terminal's width,
 not the session's length. Every string here is built from numbers; none comes from the store.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from ..ledger import Curve, LedgerRow, layout, row_cells
 from ..model.compaction import SnapshotMeta
+from ..views.ledger import Curve, LedgerRow, layout, row_cells
 from .render import style_of
 
 #: Text rows of the plot, and the columns left of it for the axis labels.

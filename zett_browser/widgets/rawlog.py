@@ -22,9 +22,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from ..context import Version, in_force
 from ..keymap import bindings
 from ..model import RawMessageRecord
+from ..views.time_travel import Version, in_force
 from .linestyle import LineView
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range

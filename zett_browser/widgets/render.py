@@ -1,6 +1,6 @@
 """Provides how formatted text looks: the one role-to-style table, and Rich renderables.
 
-What a record says is decided once, toolkit-free, in :mod:`zett_browser.formatting`;
+What a record says is decided once, toolkit-free, in :mod:`zett_browser.views.formatting`;
 this module only styles its spans. The spans hold cleaned text and are wrapped in
 ``Text`` built from plain strings, never parsed as markup.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from rich.console import RenderableType
 from rich.text import Text
 
-from ..formatting import (
+from ..model import RawMessageRecord
+from ..views.formatting import (
     HUGE,
     PREVIEW,
     Block,
@@ -28,7 +29,6 @@ from ..formatting import (
     relative_time,
     usage_line,
 )
-from ..model import RawMessageRecord
 
 __all__ = [
     "HUGE",

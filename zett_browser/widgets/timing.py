@@ -1,6 +1,6 @@
 """Provides the timing view's pane: one line per step, child and stall, painted with the line API.
 
-The screen hands it the laid-out lines of one page (:mod:`zett_browser.timing`); each is
+The screen hands it the laid-out lines of one page (:mod:`zett_browser.views.timing`); each is
 one terminal line, rendered to a strip only when it is painted (a dict per width), so a
 page of thousands of steps opens at the cost of the screen's height. The cursor picks a
 line: ``enter`` on a step shows it in the Raw Log, on a child opens that session.
@@ -17,9 +17,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from ..formatting import human_duration
 from ..keymap import bindings
-from ..timing import Child, Line, Stall, Step, bar_cells, split_cells
+from ..views.formatting import human_duration
+from ..views.timing import Child, Line, Stall, Step, bar_cells, split_cells
 from .linestyle import LineView
 from .render import style_of
 from .safe import one_line

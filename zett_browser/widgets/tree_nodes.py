@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..model import SessionCursor, SessionNode
 from ..model.usage import SessionUsage
-from ..usage_text import compact
+from ..views.usage_text import compact
 from .render import relative_time, style_of
 from .safe import clean, one_line
 

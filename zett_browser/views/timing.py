@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from .model.timing import ChildSpan, TimingRow
+from ..model.timing import ChildSpan, TimingRow
 
 ASSISTANT, TOOL = 3, 4
 #: Gaps at least this long are stalls (one minute).

@@ -15,13 +15,14 @@ import json
 import sqlite3
 import sys
 
-from . import context, context_text
-from .cliargs import OneLineParser, bounded
-from .formatting import kind_name
-from .lifecycle import run_async
-from .model import RawMessageRecord
-from .storage import SQLSessionStorage, StoreError
-from .text import clean, one_line
+from ..model import RawMessageRecord
+from ..startup.lifecycle import run_async
+from ..storage import SQLSessionStorage, StoreError
+from ..text import clean, one_line
+from ..views import time_travel as context
+from ..views import time_travel_text as context_text
+from ..views.formatting import kind_name
+from .args import OneLineParser, bounded
 
 STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
 #: Characters of each message's text the listing shows.

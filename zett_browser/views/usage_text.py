@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from ..model.usage import SessionUsage, Totals, TreeSort
 from .formatting import human_duration
-from .model.usage import SessionUsage, Totals, TreeSort
 
 #: What ``S`` cycles through, and how the tree's title names each.
 SORT_ORDER = (TreeSort.ACTIVITY, TreeSort.COST, TreeSort.TOKENS, TreeSort.TIME, TreeSort.FAILURES)

@@ -15,12 +15,12 @@ import os
 import sys
 from pathlib import Path
 
-from .cliargs import OneLineParser
-from .export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
-from .export.files import describe, export_file
-from .lifecycle import run_async
-from .storage import StoreError, open_store
-from .text import one_line
+from ..export import FORMATS, SUFFIX, ExportError, ExportOptions, ExportReport, export_session
+from ..export.files import describe, export_file
+from ..startup.lifecycle import run_async
+from ..storage import StoreError, open_store
+from ..text import one_line
+from .args import OneLineParser
 
 PROG = "zett-browser export"
 

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from .text import clean
+from ..text import clean
 
 if TYPE_CHECKING:
-    from .storage import SQLSessionStorage
+    from ..storage import SQLSessionStorage
 
 PROG = "zett-browser"
 #: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
@@ -79,7 +79,7 @@ def secrets_of(store: str | None) -> tuple[str, ...]:
     try:
         from sqlalchemy.engine import make_url
 
-        from .storage.target import Target
+        from ..storage.target import Target
 
         return Target(None, make_url(store)).secrets
     except Exception:  # noqa: BLE001 - a malformed URL: fall back to a pattern
@@ -90,7 +90,7 @@ def secrets_of(store: str | None) -> tuple[str, ...]:
 
 def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> int:
     """Print ``error`` as one line (after a scrubbed traceback with ``--debug``); return 2."""
-    from .storage.target import scrub
+    from ..storage.target import scrub
 
     if debug:
         trace = "".join(traceback.format_exception(error))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from .model import (
+from ..model import (
     AgentMessage,
     AssistantMessage,
     ImageContent,
@@ -33,8 +33,8 @@ from .model import (
     UnreadableMessage,
     UserMessage,
 )
-from .model.context import ContextRow
-from .model.store import BrowsingStore
+from ..model.context import ContextRow
+from ..model.store import BrowsingStore
 
 #: The estimate's categories, in the order the table shows them.
 CATEGORIES = ("system", "summary", "user", "agent", "assistant", "tool results", "reasoning")

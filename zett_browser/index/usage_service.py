@@ -12,10 +12,10 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from .index import SideIndex
-from .index.pricing import table_version
-from .index.usage import complete, index_prices_date, ordered_children, ordered_orphans, read_usage
-from .model.usage import SessionUsage, TreeSort
+from ..model.usage import SessionUsage, TreeSort
+from . import SideIndex
+from .pricing import table_version
+from .usage import complete, index_prices_date, ordered_children, ordered_orphans, read_usage
 
 
 class IndexUsage:

@@ -25,15 +25,15 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, Self, TypeVar
 
-from .model.store import BrowsingStore
+from ..model.store import BrowsingStore
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-    from .model.context import ContextRow
-    from .model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
-    from .model.timing import ChildSpan, TimingRow
+    from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
+    from ..model.context import ContextRow
+    from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+    from ..model.timing import ChildSpan, TimingRow
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .model import AssistantMessage, RawMessageRecord, ToolMessage
+from ..model import AssistantMessage, RawMessageRecord, ToolMessage
 
 #: The tool that delegates to a subagent.
 TASK = "task"

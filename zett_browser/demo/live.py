@@ -12,8 +12,8 @@ import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from .model import AssistantMessage, CompactedMessage, ModelUsage, ToolCall, ToolMessage, UserMessage
-from .storage import SQLiteSessionStorage
+from ..model import AssistantMessage, CompactedMessage, ModelUsage, ToolCall, ToolMessage, UserMessage
+from ..storage import SQLiteSessionStorage
 
 LIVE_SESSION = "0196d3e0-0000-7000-8000-00000000112e"
 #: Tokens of the system prompt every step sends before the summary and the tail.

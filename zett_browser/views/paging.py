@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .model import RawMessageRecord, SnapshotInfo
-from .model.compaction import SnapshotMeta
+from ..model import RawMessageRecord, SnapshotInfo
+from ..model.compaction import SnapshotMeta
 
 #: Places kept for ``b`` (a longer trail is not useful and would only grow).
 HISTORY_LIMIT = 100

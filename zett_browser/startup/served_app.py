@@ -1,8 +1,8 @@
-"""Provides one app process of ``zett-browser serve`` (``python -m zett_browser.served_app``).
+"""Provides one app process of ``zett-browser serve`` (``python -m zett_browser.startup.served_app``).
 
-textual-serve starts it once per browser tab (:mod:`zett_browser.cli_serve` builds the
-command). It lives apart from ``cli_serve`` because it runs the main command, whose
-module loads ``cli_serve`` by name: kept there, the two would import each other.
+textual-serve starts it once per browser tab (:mod:`zett_browser.cli.serve` builds the
+command). It lives apart from ``cli.serve`` because it runs the main command, whose
+module loads ``cli.serve`` by name: kept there, the two would import each other.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import json
 import os
 import sys
 
-from .__main__ import main
-from .cli_serve import ARGV_VARIABLE, end_with_server
-from .cliargs import PROG
+from ..__main__ import main
+from ..cli.args import PROG
+from ..cli.serve import ARGV_VARIABLE, end_with_server
 
 
 def run_served() -> int:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
-from .index import Progress, Searcher, SearchPage, SideIndex, parse
-from .index.query import HELP, Filter
-from .index.sessions import SessionMatch, find_sessions
-from .storage import SQLSessionStorage
+from ..storage import SQLSessionStorage
+from . import Progress, Searcher, SearchPage, SideIndex, parse
+from .query import HELP, Filter
+from .sessions import SessionMatch, find_sessions
 
 #: Hits of one session read for next/previous hit; more are not stepped through.
 MAX_SESSION_HITS = 5000

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .model import (
+from ..model import (
     AgentMessage,
     AssistantMessage,
     ImageBytesSource,
@@ -35,7 +35,7 @@ from .model import (
     UnreadableMessage,
     UserMessage,
 )
-from .text import clean
+from ..text import clean
 
 #: A message body of this many characters or more shows a preview in the Raw Log and
 #: offers "show all" (enter); a page of 50 large tool outputs then stays one screenful

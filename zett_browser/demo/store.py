@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .model import (
+from ..model import (
     AgentMessage,
     AssistantMessage,
     CompactedMessage,
@@ -32,8 +32,8 @@ from .model import (
     ToolMessage,
     UserMessage,
 )
-from .storage import SQLiteSessionStorage
-from .text import clean
+from ..storage import SQLiteSessionStorage
+from ..text import clean
 
 #: A 1×1 PNG, small but real.
 PIXEL_PNG = bytes.fromhex(

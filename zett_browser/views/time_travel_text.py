@@ -6,8 +6,8 @@ Plain strings, toolkit-free and cleaned (every id and time from the store goes t
 
 from __future__ import annotations
 
-from .context import CATEGORIES, CHARS_PER_TOKEN, IMAGE_TOKENS, ContextPoint, Estimate
-from .text import clean
+from ..text import clean
+from .time_travel import CATEGORIES, CHARS_PER_TOKEN, IMAGE_TOKENS, ContextPoint, Estimate
 
 #: How the estimate is made, in one line (the view and the CLI print it under the table).
 HOW_ESTIMATED = f"~tokens = chars / {CHARS_PER_TOKEN} (rounded up) + {IMAGE_TOKENS:,} per image; tool calls as JSON"

@@ -10,7 +10,7 @@ arguments plus ``--served`` (it writes no file anywhere), so the store is opened
 read-only way and every guarantee of the terminal app holds in the page.
 
 Loopback is no boundary against a browser (any page the user visits can reach it), so the
-server is guarded (:mod:`zett_browser.serve_server`): a per-run secret token in the URL
+server is guarded (:mod:`zett_browser.cli.serve_server`): a per-run secret token in the URL
 printed here (nothing is served without it), the Host and Origin headers checked against
 the served address, a cap on open pages and on the terminal size, and every app process
 stopped when ``serve`` stops, by any of SIGINT, SIGTERM and SIGHUP (and sent SIGTERM by
@@ -34,7 +34,9 @@ import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .cliargs import (
+from ..storage import StoreError, open_store
+from ..storage.target import scrub
+from .args import (
     PROG,
     OneLineParser,
     add_page_size,
@@ -45,13 +47,11 @@ from .cliargs import (
     report,
     secrets_of,
 )
-from .storage import StoreError, open_store
-from .storage.target import scrub
 
 if TYPE_CHECKING:  # textual-serve is an optional extra, imported when serving
     from .serve_server import GuardedServer
 
-#: The child's ``zett-browser`` arguments (JSON list), read by :func:`zett_browser.served_app.run_served`.
+#: The child's ``zett-browser`` arguments (JSON list), read by :func:`zett_browser.startup.served_app.run_served`.
 ARGV_VARIABLE = "ZETT_BROWSER_SERVED_ARGV"
 #: The process id of the ``serve`` that started the app (see :func:`end_with_server`).
 SERVER_PID_VARIABLE = "ZETT_BROWSER_SERVE_PID"
@@ -231,7 +231,7 @@ def _server(
         print(f"{PROG}: serving {store_name} read-only on {page} (Ctrl+C stops)", flush=True)
 
     return GuardedServer(
-        [sys.executable, "-m", "zett_browser.served_app"],
+        [sys.executable, "-m", "zett_browser.startup.served_app"],
         host=args.host,
         port=args.port,
         public_url=url,

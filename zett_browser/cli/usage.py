@@ -20,14 +20,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .cli_index import DIR_HELP, STORE_HELP, _sync
-from .cliargs import OneLineParser, index_dir
-from .index import SideIndex, pricing
-from .index.usage import ReportRow, complete, index_prices_date, read_usage, report
-from .lifecycle import run_async
-from .model.usage import ModelCost, SessionUsage, TokenCounts, Totals
-from .storage import SQLSessionStorage, StoreError
-from .text import one_line
+from ..index import SideIndex, pricing
+from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
+from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
+from ..startup.lifecycle import run_async
+from ..storage import SQLSessionStorage, StoreError
+from ..text import one_line
+from .args import OneLineParser, index_dir
+from .index import DIR_HELP, STORE_HELP, _sync
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from .model.compaction import CurveColumn, LedgerFacts, SnapshotMeta
+from ..model.compaction import CurveColumn, LedgerFacts, SnapshotMeta
 
 #: Characters a token, for estimates from text.
 CHARS_PER_TOKEN = 4

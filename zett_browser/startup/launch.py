@@ -26,17 +26,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .model.store import BrowsingStore
+from ..model.store import BrowsingStore
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-    from .model.context import ContextRow
-    from .model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
-    from .model.timing import ChildSpan, TimingRow
-    from .storage import SQLSessionStorage
-    from .storage.quickstart import QuickStart
+    from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
+    from ..model.context import ContextRow
+    from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+    from ..model.timing import ChildSpan, TimingRow
+    from ..storage import SQLSessionStorage
+    from ..storage.quickstart import QuickStart
 
 #: zett-agent's default store (the same as :data:`zett_browser.storage.target.DEFAULT_PATH`).
 DEFAULT_STORE = Path("~/.zett-agent/sessions.sqlite3")
@@ -98,13 +98,13 @@ def reader(
     """The start-up reader of a SQLite store, not started yet (None: no fast start).
 
     The command line keeps it before starting it, so that a signal arriving as it opens
-    the store still finds it to close (see :class:`~zett_browser.lifecycle.StartupSignals`).
+    the store still finds it to close (see :class:`~zett_browser.startup.lifecycle.StartupSignals`).
     """
     path = sqlite_path(store)
     if path is None:
         return None
     try:
-        from .storage.quickstart import QuickStart
+        from ..storage.quickstart import QuickStart
     except ImportError:  # pragma: no cover - an installation without the start-up reader
         return None
     return QuickStart(path, session=session, seq=seq, page_size=page_size, roots_page=roots_page)
@@ -116,11 +116,11 @@ def lazy_store(store: str | os.PathLike[str] | None, quick: QuickStart) -> LazyS
     assert path is not None
 
     def open_storage() -> SQLSessionStorage:
-        from .storage import open_store
+        from ..storage import open_store
 
         return open_store(path, sidecar_guard=quick.guard)
 
-    from .text import clean
+    from ..text import clean
 
     return LazyStore(open_storage, clean(path.resolve()), release=quick.guard.release)
 

@@ -14,13 +14,13 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from .cliargs import OneLineParser, index_dir
-from .index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
-from .index.query import HELP
-from .index.sync import BATCH
-from .lifecycle import run_async
-from .storage import SQLSessionStorage, StoreError
-from .text import clean, one_line, safe_json
+from ..index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
+from ..index.query import HELP
+from ..index.sync import BATCH
+from ..startup.lifecycle import run_async
+from ..storage import SQLSessionStorage, StoreError
+from ..text import clean, one_line, safe_json
+from .args import OneLineParser, index_dir
 
 STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
 DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"

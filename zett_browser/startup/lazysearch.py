@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING
 from .launch import LazyStore, resolve
 
 if TYPE_CHECKING:
-    from .model.export import ExportRequest, ExportService
-    from .model.search import BuildProgress, HitPage, SearchService, SessionMatches
-    from .model.usage import SessionUsage, TreeSort, UsageService
-    from .searching import IndexSearch
-    from .storage import SQLSessionStorage
-    from .usage_service import IndexUsage
+    from ..index.search_service import IndexSearch
+    from ..index.usage_service import IndexUsage
+    from ..model.export import ExportRequest, ExportService
+    from ..model.search import BuildProgress, HitPage, SearchService, SessionMatches
+    from ..model.usage import SessionUsage, TreeSort, UsageService
+    from ..storage import SQLSessionStorage
 
 
 def _import_index() -> None:
     """Import the index's service modules (the first sync then builds on them at once)."""
-    for name in ("zett_browser.searching", "zett_browser.usage_service"):
+    for name in ("zett_browser.index.search_service", "zett_browser.index.usage_service"):
         importlib.import_module(name)
 
 
@@ -44,7 +44,7 @@ class LazySearch:
     def service(self) -> IndexSearch:
         """The real service (imported and built now, the first time)."""
         if self._real is None:
-            from .searching import IndexSearch
+            from ..index.search_service import IndexSearch
 
             storage = self._storage
             if isinstance(storage, LazyStore):  # opened after the first paint: wait for it here
@@ -98,7 +98,7 @@ class LazyUsage:
     def service(self) -> IndexUsage:
         """The real service (imported and built now, the first time)."""
         if self._real is None:
-            from .usage_service import IndexUsage
+            from ..index.usage_service import IndexUsage
 
             self._real = IndexUsage(self._search.service().index)
         return self._real
@@ -128,7 +128,7 @@ class LazyExporter:
         self._storage = storage
 
     async def export(self, request: ExportRequest) -> str:
-        from .export.service import StoreExporter
+        from ..export.service import StoreExporter
 
         return await StoreExporter(self._storage).export(request)
 
