@@ -1,4 +1,5 @@
-"""Layer boundaries: storage never imports textual; the shared model loads neither layer."""
+"""Layer boundaries: storage never imports textual; the shared model and the view logic load
+neither layer; the subcommands import no Textual at import time."""
 
 from __future__ import annotations
 
@@ -39,9 +40,28 @@ def test_screens_see_the_store_and_the_index_only_through_protocols() -> None:
     for folder in ("screens", "widgets"):
         for source in sorted((ROOT / "zett_browser" / folder).rglob("*.py")):
             text = source.read_text()
-            for forbidden in ("..storage", "..index", "..searching", "zett_browser.index", "sqlalchemy"):
+            for forbidden in ("..storage", "..index", "zett_browser.index", "sqlalchemy"):
                 assert forbidden not in text, f"{folder}/{source.name} imports {forbidden}"
 
 
 def test_formatting_and_text_load_no_toolkit() -> None:
-    assert _loaded("zett_browser.formatting", ("textual", "rich", "sqlalchemy", "aiosqlite")) == []
+    assert _loaded("zett_browser.views.formatting", ("textual", "rich", "sqlalchemy", "aiosqlite")) == []
+
+
+def _modules_of(package: str) -> list[str]:
+    folder = ROOT.joinpath(*package.split("."))
+    return [f"{package}.{source.stem}" for source in sorted(folder.glob("*.py")) if source.stem != "__init__"]
+
+
+def test_views_are_toolkit_free() -> None:
+    """``views/`` is the view logic as pure functions: no UI toolkit, no database."""
+    modules = _modules_of("zett_browser.views")
+    assert "zett_browser.views.formatting" in modules, "the check sees the modules"
+    assert _loaded(", ".join(modules), ("textual", "rich", "sqlalchemy", "aiosqlite")) == []
+
+
+def test_subcommands_import_no_textual() -> None:
+    """The subcommands (``cli/``) import Textual only when they run the app."""
+    modules = _modules_of("zett_browser.cli")
+    assert "zett_browser.cli.index" in modules, "the check sees the modules"
+    assert _loaded(", ".join(modules), ("textual",)) == []
