@@ -3,7 +3,7 @@
 The first sync starts when the screen mounts and later ones when the change poll sees
 the store move; each runs in a worker while the keys stay answered (the index does
 its work in threads, in batches). Progress goes to a one-line widget that only repaints,
-at most a few times a second. The search itself is :mod:`..index.search_service`'s.
+at most a few times a second. The search itself is ``index/search_service.py``'s.
 """
 
 from __future__ import annotations
