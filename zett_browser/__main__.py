@@ -38,9 +38,10 @@ from . import __version__
 from .cli.args import (
     PROG,
     OneLineParser,
+    add_index_dir,
     add_page_size,
+    add_store,
     bounded,
-    index_dir,
     one_line,
     report,
     secrets_of,
@@ -88,12 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--session ID` (Markdown, HTML or JSON), `zett-browser serve [STORE]` (the app in a web page); "
         "each has --help.",
     )
-    parser.add_argument(
-        "store",
-        nargs="?",
-        default=None,
-        help="SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)",
-    )
+    add_store(parser)
     parser.add_argument("--session", metavar="ID", help="open this session")
     parser.add_argument(
         "--seq", metavar="N", type=bounded(1, MAX_SEQUENCE), help="open the page holding sequence N (needs --session)"
@@ -103,12 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-index", action="store_true", help="browse without the side index (no search, no index file written)"
     )
-    parser.add_argument(
-        "--index-dir",
-        metavar="DIR",
-        type=index_dir,
-        help="where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)",
-    )
+    add_index_dir(parser)
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
     # Set by `zett-browser serve` for its app processes only: no file is written anywhere.
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)

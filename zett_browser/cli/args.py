@@ -57,6 +57,22 @@ def index_dir(text: str) -> Path:
     return Path(text)
 
 
+#: The store argument's help, the same in every command.
+STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
+#: The ``--index-dir`` argument's help, the same in every command.
+INDEX_DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"
+
+
+def add_store(parser: argparse.ArgumentParser) -> None:
+    """The optional ``STORE`` positional every command takes (``search`` folds it into its query)."""
+    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+
+
+def add_index_dir(parser: argparse.ArgumentParser) -> None:
+    """``--index-dir DIR``: where the side index files live."""
+    parser.add_argument("--index-dir", metavar="DIR", type=index_dir, default=None, help=INDEX_DIR_HELP)
+
+
 def add_page_size(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--page-size",

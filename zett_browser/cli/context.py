@@ -22,9 +22,8 @@ from ..text import clean, one_line
 from ..views import time_travel as context
 from ..views import time_travel_text as context_text
 from ..views.formatting import kind_name
-from .args import OneLineParser, bounded
+from .args import OneLineParser, add_store, bounded
 
-STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
 #: Characters of each message's text the listing shows.
 PREVIEW = 100
 
@@ -60,7 +59,7 @@ async def _print(storage: SQLSessionStorage, session_id: str, at: int | None, as
 def main_context(argv: list[str]) -> int:
     """Print the model's context when it produced message N (or what the next step gets)."""
     parser = OneLineParser(prog="zett-browser context", description=main_context.__doc__)
-    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+    add_store(parser)
     parser.add_argument("--session", required=True, metavar="ID", help="the session (its full id)")
     parser.add_argument(
         "--at",

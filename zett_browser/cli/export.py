@@ -20,7 +20,7 @@ from ..export.files import describe, export_file
 from ..startup.lifecycle import run_async
 from ..storage import StoreError, open_store
 from ..text import one_line
-from .args import OneLineParser
+from .args import OneLineParser, add_store
 
 PROG = "zett-browser export"
 
@@ -31,9 +31,7 @@ def build_parser() -> OneLineParser:
         description="Export a session (with --subtree, also the sessions it delegated to) as Markdown, "
         "HTML or JSON. The store is opened read-only.",
     )
-    parser.add_argument(
-        "store", nargs="?", default=None, help="SQLite store path or SQLAlchemy URL (default: zett-agent's store)"
-    )
+    add_store(parser)
     parser.add_argument("--session", metavar="ID", required=True, help="the session to export")
     parser.add_argument("--subtree", action="store_true", help="nest the delegated sessions where they were delegated")
     parser.add_argument(

@@ -20,10 +20,7 @@ from ..index.sync import BATCH
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import clean, one_line, safe_json
-from .args import OneLineParser, index_dir
-
-STORE_HELP = "SQLite store path or SQLAlchemy URL (default: zett-agent's ~/.zett-agent/sessions.sqlite3)"
-DIR_HELP = "where index files live (default: $ZETT_BROWSER_INDEX_DIR or the user cache directory)"
+from .args import STORE_HELP, OneLineParser, add_index_dir, add_store
 
 
 def _progress_line(progress: Progress) -> str:
@@ -58,9 +55,9 @@ def _size(path: Path | None) -> str:
 def main_index(argv: list[str]) -> int:
     """Build or update the side index of a store and print what it holds."""
     parser = OneLineParser(prog="zett-browser index", description=main_index.__doc__)
-    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+    add_store(parser)
     parser.add_argument("--rebuild", action="store_true", help="throw the index away and build it again")
-    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
+    add_index_dir(parser)
     args = parser.parse_args(argv)
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
@@ -114,7 +111,7 @@ def main_search(argv: list[str]) -> int:
     parser.add_argument("args", nargs="+", metavar="[STORE] QUERY", help=STORE_HELP + "; then the query")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")
-    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
+    add_index_dir(parser)
     args = parser.parse_args(argv)
     if len(args.args) > 2:
         print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)

@@ -39,9 +39,10 @@ from ..storage.target import scrub
 from .args import (
     PROG,
     OneLineParser,
+    add_index_dir,
     add_page_size,
+    add_store,
     bounded,
-    index_dir,
     one_line,
     preflight,
     report,
@@ -68,7 +69,7 @@ def build_serve_parser() -> argparse.ArgumentParser:
         "as by the terminal app, and the page writes no file. The printed URL holds a secret token: "
         "without it nothing is served.",
     )
-    parser.add_argument("store", nargs="?", default=None, help="SQLite store path or SQLAlchemy URL")
+    add_store(parser)
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -93,7 +94,7 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session", metavar="ID", help="open this session in each page")
     add_page_size(parser)
     parser.add_argument("--no-index", action="store_true", help="browse without the side index (no search)")
-    parser.add_argument("--index-dir", metavar="DIR", type=index_dir, help="where index files live")
+    add_index_dir(parser)
     return parser
 
 

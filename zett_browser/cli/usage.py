@@ -26,8 +26,8 @@ from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import one_line
-from .args import OneLineParser, index_dir
-from .index import DIR_HELP, STORE_HELP, _sync
+from .args import OneLineParser, add_index_dir, add_store
+from .index import _sync
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
@@ -236,12 +236,12 @@ def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
 def main_usage(argv: list[str]) -> int:
     """Print token usage and cost of a store, by day, session, agent or model, or of one session."""
     parser = OneLineParser(prog="zett-browser usage", description=main_usage.__doc__)
-    parser.add_argument("store", nargs="?", default=None, help=STORE_HELP)
+    add_store(parser)
     parser.add_argument("--session", default=None, metavar="ID", help="one session: own and subtree totals")
     parser.add_argument("--by", choices=BY, default="day", help="group the report (default: day)")
     parser.add_argument("--since", default=None, metavar="DAY", help="only usage on or after this UTC day (YYYY-MM-DD)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--index-dir", type=index_dir, default=None, help=DIR_HELP)
+    add_index_dir(parser)
     args = parser.parse_args(argv)
     try:
         since = _since(args.since)
