@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -140,3 +142,20 @@ def _snapshots_name_the_run_directory_canonically() -> Iterator[None]:
         yield
     finally:
         pytest_textual_snapshot.normalize_svg = normalize
+
+
+@pytest.fixture
+def nobody_tmp() -> Iterator[Path]:
+    """A temporary directory an unprivileged user can reach (the permission tests drop to
+    ``nobody``). Not under pytest's base temporary directory: pytest keeps that at mode 700
+    and tightens it again whenever a worker starts, so opening its parents to others raced
+    with the other xdist worker."""
+    directory = Path(tempfile.mkdtemp(prefix="zett-browser-perm-"))
+    directory.chmod(0o711)
+    try:
+        yield directory
+    finally:
+        for path in [directory, *directory.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(directory, ignore_errors=True)

@@ -243,20 +243,16 @@ NOBODY_BROWSE = textwrap.dedent(
 )
 
 
-def test_a_store_readable_but_not_writable_in_a_writable_directory_leaves_nothing(tmp_path: Path) -> None:
+def test_a_store_readable_but_not_writable_in_a_writable_directory_leaves_nothing(nobody_tmp: Path) -> None:
     """As ``nobody`` (root may write any file): ``mode=ro`` creates -wal/-shm, which must go again."""
-    if not running_as_root() and os.access(tmp_path, os.W_OK):
+    if not running_as_root() and os.access(nobody_tmp, os.W_OK):
         pytest.skip("needs root to switch to an unprivileged user")
-    directory = tmp_path / "shared"
+    directory = nobody_tmp / "shared"
     directory.mkdir()
     store = directory / "sessions.sqlite3"
     shutil.copy(FIXTURES / "agent_run.sqlite3", store)
     store.chmod(0o444)
     directory.chmod(0o777)
-    for parent in [tmp_path, *tmp_path.parents]:
-        if parent == Path("/"):
-            break
-        os.chmod(parent, os.stat(parent).st_mode | 0o011)
     before_listing, before_digest = listing(directory), sha256(store)
     script = NOBODY_BROWSE.format(repo=str(REPO), store=str(store))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
@@ -292,11 +288,11 @@ NOBODY_READ_ONLY_DIRECTORY = textwrap.dedent(
 
 
 @pytest.mark.parametrize("sidecars", ["absent", "left by a writer"])
-def test_a_read_only_directory(tmp_path: Path, sidecars: str) -> None:
+def test_a_read_only_directory(nobody_tmp: Path, sidecars: str) -> None:
     """Without a -shm SQLite cannot read a WAL store there: a clear error. With one, it browses."""
     if not running_as_root():
         pytest.skip("needs root to switch to an unprivileged user")
-    directory = tmp_path / "locked"
+    directory = nobody_tmp / "locked"
     directory.mkdir()
     store = directory / "sessions.sqlite3"
     shutil.copy(FIXTURES / "agent_run.sqlite3", store)
@@ -307,10 +303,6 @@ def test_a_read_only_directory(tmp_path: Path, sidecars: str) -> None:
     for path in directory.iterdir():
         path.chmod(0o666)
     directory.chmod(0o555)
-    for parent in [tmp_path, *tmp_path.parents]:
-        if parent == Path("/"):
-            break
-        os.chmod(parent, os.stat(parent).st_mode | 0o011)
     before = listing(directory)
     script = NOBODY_READ_ONLY_DIRECTORY.format(repo=str(REPO), store=str(store))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
