@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -36,12 +35,30 @@ from ..model import (
     UserMessage,
 )
 from ..text import clean
+from .blocks import HUGE, PREVIEW, Block, FormatOptions, Span, block, bounded, human_duration, human_size
+from .tools import call_blocks, result_blocks
 
-#: A message body of this many characters or more shows a preview in the Raw Log and
-#: offers "show all" (enter); a page of 50 large tool outputs then stays one screenful
-#: of reading per message, and costs what its previews cost.
-HUGE = 10_000
-PREVIEW = 2_000
+__all__ = [
+    "HUGE",
+    "KINDS",
+    "PREVIEW",
+    "Block",
+    "FormatOptions",
+    "Span",
+    "body_size",
+    "bounded",
+    "format_record",
+    "full_text",
+    "header",
+    "human_duration",
+    "human_size",
+    "join",
+    "kind_name",
+    "looks_like_markdown",
+    "relative_time",
+    "summary_blocks",
+    "usage_line",
+]
 
 #: Kind names, most specific class first (a compacted message is a user message).
 KINDS: tuple[tuple[type, str], ...] = (
@@ -54,69 +71,12 @@ KINDS: tuple[tuple[type, str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """Cleaned text and what it is."""
-
-    text: str
-    role: str
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One line before wrapping; ``prose`` bodies may be shown as Markdown by a view."""
-
-    spans: tuple[Span, ...]
-    prose: bool = False
-
-    @property
-    def text(self) -> str:
-        return "".join(span.text for span in self.spans)
-
-
-@dataclass(frozen=True, slots=True)
-class FormatOptions:
-    """Per-record choices made by the view."""
-
-    show_reasoning: bool = False
-    show_all: bool = False
-    compacted_through: int = 0
-
-
-def _block(text: str, role: str, *, prose: bool = False) -> Block:
-    return Block((Span(text, role),), prose)
-
-
 def kind_name(record: RawMessageRecord) -> str:
     """A short name for the record's message kind."""
     for cls, name in KINDS:
         if isinstance(record.message, cls):
             return name
     return "unknown"
-
-
-def human_duration(ns: int | None) -> str:
-    """``<1 ms``, ``840 ms``, ``3.2 s``, ``2 m 05 s``; empty when nothing was measured."""
-    if not ns or ns < 0:
-        return ""
-    if ns < 1_000_000:
-        return "<1 ms"
-    seconds = ns / 1e9
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} m {rest:02d} s"
-
-
-def human_size(size: int) -> str:
-    """``512 B``, ``1.4 KB``, ``2.0 MB``."""
-    if size < 1000:
-        return f"{size} B"
-    if size < 1_000_000:
-        return f"{size / 1000:.1f} KB"
-    return f"{size / 1_000_000:.1f} MB"
 
 
 def relative_time(moment: datetime, now: datetime) -> str:
@@ -171,21 +131,6 @@ def body_size(record: RawMessageRecord) -> int:
     return sum(len(part.text) for part in content if isinstance(part, TextContent))
 
 
-def bounded(value: str, options: FormatOptions, role: str = "body", *, prose: bool = False) -> list[Block]:
-    """``value`` whole; past :data:`HUGE` characters only a :data:`PREVIEW` and a note.
-
-    The cut happens before cleaning and wrapping, so a 100 KB tool output costs what its
-    preview costs; ``enter`` shows the whole message.
-    """
-    if options.show_all or len(value) < HUGE:
-        return [_block(clean(value), role, prose=prose)]
-    rest = len(value) - PREVIEW
-    return [
-        _block(clean(value[:PREVIEW]), role, prose=prose),
-        _block(f"… {human_size(rest)} more — press enter to show all", "note"),
-    ]
-
-
 def _image(part: ImageContent) -> Block:
     source = part.source
     if isinstance(source, ImageBytesSource):
@@ -193,7 +138,7 @@ def _image(part: ImageContent) -> Block:
     else:
         what = clean(source.url if len(source.url) < 120 else source.url[:117] + "…")
     alt = f' — "{clean(part.alt_text)}"' if part.alt_text else ""
-    return _block(f"[image: {what}{alt}]", "image")
+    return block(f"[image: {what}{alt}]", "image")
 
 
 def _content(content: Any, options: FormatOptions, *, prose: bool) -> list[Block]:
@@ -236,24 +181,28 @@ def _assistant(message: AssistantMessage, options: FormatOptions) -> list[Block]
     blocks: list[Block] = []
     if message.reasoning:
         if options.show_reasoning:
-            blocks.append(_block("▾ reasoning", "reasoning.marker"))
+            blocks.append(block("▾ reasoning", "reasoning.marker"))
             blocks.extend(bounded(message.reasoning, options, "reasoning"))
         else:
             count = len(message.reasoning)
-            blocks.append(_block(f"▸ reasoning ({count:,} chars, press r)", "reasoning.marker"))
+            blocks.append(block(f"▸ reasoning ({count:,} chars, press r)", "reasoning.marker"))
     if message.content:
         blocks.extend(bounded(message.content, options, prose=True))
     for call in message.tool_calls:
         spans = (Span("→ call ", "tool.call"), Span(clean(call.name), "tool.name"), Span(f"  {clean(call.id)}", "id"))
         blocks.append(Block(spans))
-        arguments = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=repr)
-        blocks.extend(bounded(arguments, options, "tool.arguments"))
+        custom = call_blocks(call, options)
+        if custom is not None:
+            blocks.extend(custom)
+        else:
+            arguments = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=repr)
+            blocks.extend(bounded(arguments, options, "tool.arguments"))
         if call.error:
-            blocks.append(_block(clean("arguments could not be decoded: " + call.error), "error"))
+            blocks.append(block(clean("arguments could not be decoded: " + call.error), "error"))
     if message.stop is not None and not message.stop.ok:
-        blocks.append(_block(clean("⚠ stopped: " + message.stop.describe()), "problem"))
+        blocks.append(block(clean("⚠ stopped: " + message.stop.describe()), "problem"))
     if message.provider or message.model:
-        blocks.append(_block(clean(f"{message.provider or ''} {message.model or ''}".strip()), "model"))
+        blocks.append(block(clean(f"{message.provider or ''} {message.model or ''}".strip()), "model"))
     return blocks
 
 
@@ -266,6 +215,9 @@ def _tool(message: ToolMessage, options: FormatOptions) -> list[Block]:
         Span(clean(message.name), "tool.result.name"),
         Span(f"  {clean(message.tool_call_id)}", "id"),
     )
+    custom = result_blocks(message, options)
+    if custom is not None:
+        return [Block(spans), *custom]
     return [Block(spans), *_content(message.content, options, prose=False)]
 
 
@@ -292,7 +244,7 @@ def format_record(record: RawMessageRecord, options: FormatOptions | None = None
     options = options or FormatOptions()
     blocks = [header(record, options)]
     message = record.message
-    blocks.extend(_block("✗ " + clean(problem), "problem") for problem in record.problems)
+    blocks.extend(block("✗ " + clean(problem), "problem") for problem in record.problems)
     if isinstance(message, UnreadableMessage):
         blocks.extend(bounded(message.raw_json, options, "body.unreadable"))
         return blocks
@@ -319,13 +271,13 @@ def join(blocks: Iterable[Block]) -> str:
 
 def summary_blocks(snapshot: SnapshotInfo, *, limit: int | None = PREVIEW) -> list[Block]:
     """A snapshot's summary: title, problems, and its text (a preview past ``limit``)."""
-    blocks = [_block(f"v{snapshot.version} summary", "summary.title")]
-    blocks.extend(_block("✗ " + clean(problem), "problem") for problem in snapshot.problems)
+    blocks = [block(f"v{snapshot.version} summary", "summary.title")]
+    blocks.extend(block("✗ " + clean(problem), "problem") for problem in snapshot.problems)
     text = snapshot.summary_text
     if limit is not None and len(text) > limit:
-        blocks.append(_block(clean(text[:limit]), "body"))
+        blocks.append(block(clean(text[:limit]), "body"))
         more = human_size(len(text) - limit)
-        blocks.append(_block(f"… {more} more — s in the version list reads it whole", "note"))
+        blocks.append(block(f"… {more} more — s in the version list reads it whole", "note"))
     else:
-        blocks.append(_block(clean(text), "body"))
+        blocks.append(block(clean(text), "body"))
     return blocks
