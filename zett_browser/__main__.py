@@ -42,6 +42,7 @@ from .cli.args import (
     add_page_size,
     add_store,
     bounded,
+    closed_pipe,
     one_line,
     report,
     secrets_of,
@@ -86,8 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Browse the conversation history a zett-agent store keeps. The store is opened read-only.",
         epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
         "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
-        "--session ID` (Markdown, HTML or JSON), `zett-browser serve [STORE]` (the app in a web page); "
-        "each has --help.",
+        "--session ID` (Markdown, HTML or JSON), `zett-browser context [STORE] --session ID [--at N]` (what "
+        "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser serve "
+        "[STORE]` (the app in a web page); each has --help.",
     )
     add_store(parser)
     parser.add_argument("--session", metavar="ID", help="open this session")
@@ -309,6 +311,8 @@ def run_subcommand(name: str, argv: list[str]) -> int:
         return command(argv)
     except CommandInterrupted as interrupted:
         return interrupted.number + 128
+    except BrokenPipeError:  # a command that let it through: ``… | head`` is not an error
+        return closed_pipe()
     finally:
         if signals is not None:
             signals.restore()

@@ -489,3 +489,24 @@ def test_the_served_addresses_and_the_size_clamp() -> None:
     for value, expected in ((20000, 500), ("20000", 500), (-5, 1), (0, 1), (True, 80), (None, 80), ("x", 80)):
         assert clamp(value, 80, MAX_WIDTH) == expected, value
     assert clamp(1.5e9, 24, MAX_HEIGHT) == 24 and clamp([1], 24, MAX_HEIGHT) == 24
+
+
+def test_a_taken_port_is_one_error_before_anything_is_announced(store: Path) -> None:
+    """Review case: ``serve`` on a port in use printed "serving … on URL" and then failed."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [str(SCRIPT), "serve", str(store), "--port", str(port), "--no-index"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "serving" not in done.stdout + done.stderr and "read-only on" not in done.stdout
+    assert done.stderr.strip().startswith(f"zett-browser serve: cannot listen on 127.0.0.1:{port}: ")
+    assert "Address already in use" in done.stderr
+    # The same port, free again, serves (bound before the announcement, on every address of the host).
+    with serve_process(store, "--no-index", port=port) as served:
+        assert get(served, "/" + token_of(served) + "/")[0] == 200

@@ -2,13 +2,15 @@
 argument types, the page-size option, and the one-line error report and preflight.
 
 It lives apart from :mod:`zett_browser.__main__` so that the subcommands
-(``cli_*.py``, loaded by name from ``__main__``'s table) import it and not the module
+(the modules of this package, loaded by name from ``__main__``'s table) import it and not the module
 that loads them: no import cycle, deferred or not.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import re
 import sys
 import traceback
@@ -44,10 +46,42 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
         if not low <= value <= high:
+            if value < low and high >= 2**31:  # the upper limit is only the integer's size: do not name it
+                raise argparse.ArgumentTypeError(f"must be {low} or more, got {text[:40]}")
             raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text[:40]}")
         return value
 
     return parse
+
+
+def closed_pipe() -> int:
+    """The reader of stdout went away (``… | head``): not an error; end quietly with status 0.
+
+    Standard output is pointed at the null device first, so the interpreter's last flush
+    does not print "Exception ignored … BrokenPipeError" on the way out.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+#: URL schemes of the stores SQLAlchemy opens for us (``postgresql+asyncpg://…``).
+_STORE_SCHEMES = re.compile(r"^(sqlite|postgres(ql)?|mysql|mariadb)(\+\w+)?://", re.IGNORECASE)
+
+
+def names_a_store(text: str) -> bool:
+    """Whether ``text`` is a store rather than a query: a database URL or an existing SQLite file.
+
+    ``search STORE`` with the query forgotten would otherwise search the default store for
+    the store's path and find nothing.
+    """
+    if _STORE_SCHEMES.match(text):
+        return True
+    try:
+        with open(text, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except (OSError, ValueError):
+        return False
 
 
 def index_dir(text: str) -> Path:

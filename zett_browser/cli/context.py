@@ -22,7 +22,7 @@ from ..text import clean, one_line
 from ..views import time_travel as context
 from ..views import time_travel_text as context_text
 from ..views.formatting import kind_name
-from .args import OneLineParser, add_store, bounded
+from .args import OneLineParser, add_store, bounded, closed_pipe
 
 #: Characters of each message's text the listing shows.
 PREVIEW = 100
@@ -84,6 +84,8 @@ def main_context(argv: list[str]) -> int:
 
     try:
         run_async(run())
+    except BrokenPipeError:
+        return closed_pipe()
     except (StoreError, OSError, sqlite3.Error, context.ContextError) as error:
         print(f"zett-browser: {clean(one_line(error, 300))}", file=sys.stderr)
         return 2

@@ -11,7 +11,6 @@ stderr and exit status 2; the redaction count and what was written go to stderr.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from ..export.files import describe, export_file
 from ..startup.lifecycle import run_async
 from ..storage import StoreError, open_store
 from ..text import one_line
-from .args import OneLineParser, add_store
+from .args import OneLineParser, add_store, closed_pipe
 
 PROG = "zett-browser export"
 
@@ -93,9 +92,7 @@ def main_export(argv: list[str]) -> int:
     try:
         report = run_async(export_to(args.store, args.session, options, args.output, force=args.force))
     except BrokenPipeError:
-        # The reader of stdout stopped (``| head``): not an error of the export.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return closed_pipe()
     except (StoreError, ExportError, OSError) as error:
         print(f"{PROG}: {one_line(error, 300)}", file=sys.stderr)
         return 2

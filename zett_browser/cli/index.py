@@ -20,7 +20,7 @@ from ..index.sync import BATCH
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import clean, one_line, safe_json
-from .args import STORE_HELP, OneLineParser, add_index_dir, add_store
+from .args import STORE_HELP, OneLineParser, add_index_dir, add_store, closed_pipe, names_a_store
 
 
 def _progress_line(progress: Progress) -> str:
@@ -80,7 +80,8 @@ def main_index(argv: list[str]) -> int:
     return 0
 
 
-def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) -> None:
+def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
+    """Print up to ``limit`` hits; returns how many were printed."""
     page = searcher.search_now(parse(query_text), limit=limit)
     for hit in page.hits:
         if as_json:
@@ -98,6 +99,7 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
             print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")
     if page.partial:
         print("zett-browser: the index is not complete; some hits may be missing", file=sys.stderr)
+    return len(page.hits)
 
 
 def main_search(argv: list[str]) -> int:
@@ -117,6 +119,10 @@ def main_search(argv: list[str]) -> int:
         print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)
         return 2
     store, query_text = (args.args[0], args.args[1]) if len(args.args) == 2 else (None, args.args[0])
+    if store is None and names_a_store(query_text):
+        shown = one_line(query_text, 300)
+        print(f"zett-browser: {shown} is a store: give a query after it (search STORE QUERY)", file=sys.stderr)
+        return 2
     if args.limit < 1:
         print("zett-browser: --limit must be a positive number", file=sys.stderr)
         return 2
@@ -125,8 +131,13 @@ def main_search(argv: list[str]) -> int:
         storage = SQLSessionStorage.open_for_browsing(store)
         index = SideIndex(storage, args.index_dir)
         run_async(_sync(index, rebuild=False, show=False))
-        _print_hits(Searcher(index.path), query_text, args.limit, args.json)
+        found = _print_hits(Searcher(index.path), query_text, args.limit, args.json)
+    except BrokenPipeError:
+        return closed_pipe()
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
+    if not found:
+        print("zett-browser: 0 hits", file=sys.stderr)
+        return 1  # like grep: scripts can test for "nothing found"
     return 0

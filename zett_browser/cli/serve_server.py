@@ -34,6 +34,7 @@ import logging
 import os
 import re
 import signal
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -320,11 +321,11 @@ class GuardedServer(Server):
         asyncio.set_event_loop(loop)
         for number in STOP_SIGNALS:
             loop.add_signal_handler(number, self.request_exit)
+        sockets = listening_sockets(self.host, self.port)  # a taken port fails here, before "serving …"
         try:
             web.run_app(
                 self._make_app(),
-                host=self.host,
-                port=self.port,
+                sock=sockets,
                 handle_signals=False,
                 loop=loop,
                 print=lambda *args: None,
@@ -338,3 +339,27 @@ class GuardedServer(Server):
             for number in STOP_SIGNALS:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(number)
+
+
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address ``host`` names (``localhost``: 127.0.0.1 and ::1).
+
+    Bound before the server starts, so a port in use (or an address not on this machine)
+    is an error before the page is announced, not after "serving …" was printed. Raises
+    :class:`OSError` with every socket of this call closed.
+    """
+    sockets: list[socket.socket] = []
+    seen: set[tuple[int, Any]] = set()
+    try:
+        for family, _, _, _, address in socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            sockets.append(socket.create_server(address[:2] if family == socket.AF_INET else address, family=family))
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets

@@ -26,7 +26,7 @@ from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import one_line
-from .args import OneLineParser, add_index_dir, add_store
+from .args import OneLineParser, add_index_dir, add_store, closed_pipe
 from .index import _sync
 
 BY = ("day", "session", "agent", "model")
@@ -259,6 +259,8 @@ def main_usage(argv: list[str]) -> int:
             print_session(found[args.session], args.json, prices_date_of(index.path))
         else:
             print_report(index.path, args.by, since, args.json)
+    except BrokenPipeError:
+        return closed_pipe()
     except (UsageError, StoreError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
