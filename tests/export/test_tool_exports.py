@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tests.export.helpers import export_text
-from tests.export.test_hostile import ESCAPES, EVIL, MARKDOWN, OWN_ATTRIBUTES, OWN_TAGS, Elements
+from tests.export.hostile_helpers import ESCAPES, EVIL, MARKDOWN, OWN_ATTRIBUTES, OWN_TAGS, Elements
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage
 
 SESSION = "hostile-tools"

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.records import raw_record
+from tests.unit.tool_helpers import CONTROLS, HOSTILE, call_text, generic_call, reply, result_text
 from zett_browser.model import (
     AssistantMessage,
     ImageContent,
@@ -17,28 +18,7 @@ from zett_browser.model import (
     ToolMessage,
 )
 from zett_browser.views.blocks import HUGE, PREVIEW, FormatOptions
-from zett_browser.views.formatting import format_record, full_text, join
-
-HOSTILE = "[bold red]x[/] \x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[2J [@click=app.quit]q[/]"
-CONTROLS = ("\x1b", "\x07", "\x9b")
-
-
-def call_text(name: str, arguments: dict[str, Any], options: FormatOptions | None = None) -> str:
-    message = AssistantMessage(tool_calls=(ToolCall("c1", name, arguments),))
-    return join(format_record(raw_record(message), options)[1:])
-
-
-def result_text(name: str, content: Any, *, success: bool = True, options: FormatOptions | None = None) -> str:
-    message = ToolMessage(tool_call_id="c1", name=name, content=content, success=success)
-    return join(format_record(raw_record(message), options)[2:])
-
-
-def generic_call(name: str, arguments: dict[str, Any]) -> str:
-    return "→ call " + name + "  c1\n" + json.dumps(arguments, indent=2, ensure_ascii=False)
-
-
-def reply(payload: Any, name: str = "ask_user_response") -> str:
-    return json.dumps({"name": name, "payload": payload})
+from zett_browser.views.formatting import format_record, full_text
 
 
 def test_question_and_options_as_a_q_and_a() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_tool_asks import CONTROLS, HOSTILE, call_text, generic_call, result_text
+from tests.unit.tool_helpers import CONTROLS, HOSTILE, call_text, generic_call, result_text
 from zett_browser.views import tools
 from zett_browser.views.blocks import HUGE, FormatOptions, block
 from zett_browser.views.tool_mcp import base64_size, split_name
