@@ -13,7 +13,7 @@ rendering when one does), and put only cleaned text in spans.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from ..model import ToolCall, ToolMessage
 from . import tool_asks, tool_mcp, tool_todos
@@ -21,6 +21,7 @@ from .blocks import Block, FormatOptions
 
 CallRenderer = Callable[[ToolCall, FormatOptions], "list[Block] | None"]
 ResultRenderer = Callable[[ToolMessage, FormatOptions], "list[Block] | None"]
+Renderer = TypeVar("Renderer")
 
 #: Renderers of a call's arguments, by tool name.
 CALLS: dict[str, CallRenderer] = {
@@ -48,7 +49,9 @@ RESULT_PATTERNS: list[tuple[Callable[[str], bool], ResultRenderer]] = [
 ]
 
 
-def matching(name: str, exact: dict[str, Any], patterns: list[tuple[Callable[[str], bool], Any]]) -> Any:
+def matching(
+    name: str, exact: dict[str, Renderer], patterns: list[tuple[Callable[[str], bool], Renderer]]
+) -> Renderer | None:
     """The renderer registered for ``name``: its exact entry, else the first matching pattern's."""
     found = exact.get(name)
     if found is not None:
@@ -58,7 +61,7 @@ def matching(name: str, exact: dict[str, Any], patterns: list[tuple[Callable[[st
 
 def call_blocks(call: ToolCall, options: FormatOptions) -> list[Block] | None:
     """What a known tool's arguments read as; None: show them as JSON."""
-    renderer: CallRenderer | None = matching(call.name, CALLS, CALL_PATTERNS)
+    renderer = matching(call.name, CALLS, CALL_PATTERNS)
     if renderer is None:
         return None
     try:
@@ -69,7 +72,7 @@ def call_blocks(call: ToolCall, options: FormatOptions) -> list[Block] | None:
 
 def result_blocks(message: ToolMessage, options: FormatOptions) -> list[Block] | None:
     """What a known tool's result reads as; None: show its content as stored."""
-    renderer: ResultRenderer | None = matching(message.name, RESULTS, RESULT_PATTERNS)
+    renderer = matching(message.name, RESULTS, RESULT_PATTERNS)
     if renderer is None:
         return None
     try:
