@@ -13,6 +13,7 @@ import pytest_textual_snapshot  # type: ignore[import-untyped]
 
 from tests import servers
 from tests.backends import BACKENDS, Backend, server_backend
+from tests.realstore.stores import RealStores, generate
 from tests.ui.helpers import SNAP_DIR, SNAPSHOT_DIR_NAME
 from zett_browser.storage import SQLSessionStorage
 
@@ -121,6 +122,15 @@ def zett_agent_py() -> Path:
     from tests import zett_agent_env
 
     return zett_agent_env.zett_agent_python()
+
+
+@pytest.fixture(scope="session")
+def real_stores(zett_agent_py: Path, tmp_path_factory: pytest.TempPathFactory) -> RealStores:
+    """main.sqlite3 + children.sqlite3 the real zett-agent 0.2.1 runtime wrote, once per run (tests/realstore).
+
+    Here, not in tests/realstore, so the UI tests share the one generated pair.
+    """
+    return generate(zett_agent_py, tmp_path_factory.mktemp("realstore"))
 
 
 @pytest.fixture(autouse=True, scope="session")

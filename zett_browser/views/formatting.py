@@ -135,6 +135,15 @@ def _image(part: ImageContent) -> Block:
     source = part.source
     if isinstance(source, ImageBytesSource):
         what = f"{clean(source.media_type)}, {human_size(len(source.data))}"
+    elif source.url.startswith("data:") and "," in source.url[:300]:
+        # A data URL reads like bytes: its media type and size, counted from the text's
+        # length (never decoded, never shown: it may be megabytes of base64).
+        head, payload_at = source.url[5:300].split(",", 1)[0], source.url.index(",") + 1
+        media = head.split(";")[0] or "text/plain"
+        size = len(source.url) - payload_at
+        if head.endswith(";base64"):
+            size = size // 4 * 3 - (2 if source.url.endswith("==") else 1 if source.url.endswith("=") else 0)
+        what = f"{clean(media[:100])}, {human_size(max(size, 0))}"
     else:
         what = clean(source.url if len(source.url) < 120 else source.url[:117] + "…")
     alt = f' — "{clean(part.alt_text)}"' if part.alt_text else ""
