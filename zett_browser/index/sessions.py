@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .db import open_reader
+from .db import current_state, open_reader
 from .query import Filter, Query
 from .search import _name, _where
 
@@ -102,7 +102,9 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
         return empty
     try:
         try:
-            state = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+            state = current_state(db)
+            if state is None:
+                return empty  # another version: stale until the next sync rebuilds it
             rows = db.execute(walk, params).fetchall()
         except sqlite3.OperationalError as error:
             if "no such table" in str(error):
@@ -114,7 +116,7 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
         db.close()
     matching = frozenset(str(session_id) for session_id, hit in rows if hit)
     visible = frozenset(str(session_id) for session_id, _ in rows)
-    return SessionMatch(matching, visible, partial=state is None or state[0] != "complete")
+    return SessionMatch(matching, visible, partial=state != "complete")
 
 
 async def find_sessions(path: Path, query: Query, *, session: str | None = None) -> SessionMatch:
