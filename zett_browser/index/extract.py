@@ -304,8 +304,12 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
     attributes = data.get("attributes")
     extra = attribute_texts(attributes, doc) if attributes else []
     if kind == 4:
-        outcome = tool_outcome(data.get("success", True), data["content"])
-        doc.tools, doc.outcome, doc.error = data["name"], outcome.value, outcome.is_failure
+        doc.tools = data["name"]
+        if data.get("success", True):
+            doc.outcome = "ok"  # what tool_outcome says of any success, without the call
+        else:
+            outcome = tool_outcome(False, data["content"])
+            doc.outcome, doc.error = outcome.value, outcome.is_failure
         return [data["name"], data["content"], *extra]
     if kind != 3:
         return [data["content"], *extra]

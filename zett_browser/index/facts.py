@@ -49,8 +49,8 @@ def add_flag(doc: Doc, flag: str) -> None:
 
 def attribute_texts(attributes: object, doc: Doc) -> list[str]:
     """The searchable texts of a row's ``attributes``; sets the ``goal``/``resume`` flags."""
-    if not isinstance(attributes, Mapping) or not attributes:
-        return []
+    if not isinstance(attributes, Mapping) or ("goal_extension" not in attributes and "resume" not in attributes):
+        return []  # most rows: no attributes, or only the request trace (checked first: it runs per row)
     texts: list[str] = []
     goal = attributes.get("goal_extension")
     if isinstance(goal, Mapping):
