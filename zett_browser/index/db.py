@@ -275,9 +275,14 @@ def open_checked(path: Path, identity: str, store: Path | None = None) -> sqlite
         db = connect(path, store)
         meta = {}
     if meta and (meta.get("schema") != SCHEMA_VERSION or meta.get("identity") != identity):
+        if meta.get("identity") != identity:
+            reason = "the index was another store's"
+        else:
+            reason = f"the index format changed: version {meta.get('schema', '?')[:20]}, now {SCHEMA_VERSION}"
         db.close()
         remove(path)
         db = connect(path, store)
+        db.execute("INSERT INTO meta(key, value) VALUES ('reason', ?)", (reason,))  # said by the sync
     return db
 
 

@@ -8,8 +8,9 @@ A query made only of session-level qualifiers (``agent:``, ``type:``, ``session:
 ``has:snapshot``, ``has:children``, ``since:``/``before:``) is answered from the
 ``sessions`` table alone: ``since:`` keeps sessions active at or after the time,
 ``before:`` sessions created before it, so a date range keeps the sessions active in it.
-Anything else (words, ``error:true``, ``kind:``, ``tool:``...) matches a session when one
-of its documents matches the whole query, as a search would find it.
+Anything else (words, ``error:true``, ``kind:``, ``tool:``, ``outcome:``, ``is:goal``,
+``has:server_tools``...) matches a session when one of its documents matches the whole
+query, as a search would find it: ``is:goal`` keeps the goal-mode sessions.
 """
 
 from __future__ import annotations
