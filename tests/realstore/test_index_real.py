@@ -253,3 +253,35 @@ def test_an_index_of_the_previous_version_is_rebuilt_never_misread(real_stores: 
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "rebuilt (the index format changed: version 2, now 3)" in rebuilt.stdout, rebuilt.stdout
     assert found(path, "outcome:skipped") == {(CASE(7), 6, "tool"), (CASE(7), 7, "tool")}
+
+
+async def test_f_in_the_app_keeps_the_sessions_of_each_new_qualifier(
+    real_stores: RealStores, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.index.test_tree_filter import shown
+    from tests.ui.helpers import frozen_clock, settle
+    from zett_browser.app import make_app
+    from zett_browser.index import ENV_DIR
+    from zett_browser.screens.main import MainScreen
+    from zett_browser.widgets.session_tree import SessionTree
+
+    monkeypatch.setenv(ENV_DIR, str(tmp_path))
+    app = make_app(str(real_stores.main), clock=frozen_clock, index=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        tree = screen.query_one(SessionTree)
+        for query, sessions in (
+            ("is:goal", {CASE(8)}),
+            ("is:steering", {CASE(7)}),
+            ("outcome:aborted", {CASE(15)}),
+            ("has:server_tools", {CASE(2)}),
+            ("is:resume", {CASE(10), CASE(11)}),
+        ):
+            screen.apply_tree_filter(query)
+            await settle(pilot)
+            assert set(shown(tree)) == sessions, query
+        screen.apply_tree_filter("is:paused")
+        await settle(pilot)
+        assert any("steering|resume|goal" in note.message for note in app._notifications)
