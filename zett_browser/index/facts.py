@@ -25,10 +25,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .extract import Doc
+
+class Doc(Protocol):
+    """What these functions read and set of an :class:`.extract.Doc` (no import: extract imports this)."""
+
+    session_id: str
+    sequence: int
+    kind: str
+    tools: str
+    outcome: str | None
+    flags: str
+
 
 #: Replay blocks read of one row, and results read of one server-tool result block.
 MAX_BLOCKS = 64
