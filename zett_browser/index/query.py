@@ -235,8 +235,11 @@ def parse(source: str, *, now: datetime | None = None) -> Query:
     excluded: list[Term] = []
     filters: list[Filter] = []
     joining = False
+    last_filter: str | None = None  # the token before, when it was a qualifier
     for token in _split(source):
         if token == "OR":
+            if last_filter is not None and (not groups or joining):
+                raise QueryError(f"OR joins words, not the qualifier {last_filter[:40]!r} (qualifiers all apply)")
             if not groups or joining:
                 raise QueryError("OR needs a word on each side")
             joining = True
@@ -248,7 +251,9 @@ def parse(source: str, *, now: datetime | None = None) -> Query:
             if joining:
                 raise QueryError(f"OR joins words, not the qualifier {token[:40]!r}")
             filters.append(Filter(found.name, found.value, negated))
+            last_filter = token
             continue
+        last_filter = None
         term = _term(body)
         if negated:
             if joining:
