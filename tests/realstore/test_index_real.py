@@ -294,3 +294,13 @@ async def test_f_in_the_app_keeps_the_sessions_of_each_new_qualifier(
         screen.apply_tree_filter("is:paused")
         await settle(pilot)
         assert any("steering|resume|goal" in note.message for note in app._notifications)
+
+
+def test_usage_cli_names_each_outcome_apart_from_the_failures(real_stores: RealStores, tmp_path: Path) -> None:
+    text = cli("usage", str(real_stores.main), "--session", CASE(7), index_dir=tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert "own: 4 tool calls (0 failed, 2 skipped)" in text.stdout
+    assert "ended in a failure" not in text.stdout
+    document = cli("usage", str(real_stores.main), "--session", CASE(12), "--json", index_dir=tmp_path)
+    own = json.loads(document.stdout)["own"]
+    assert (own["failed_tool_results"], own["interrupted_tool_results"], own["skipped_tool_results"]) == (0, 2, 0)
