@@ -60,6 +60,18 @@ def test_qualifiers_are_typed() -> None:
     assert query.groups == ()
 
 
+def test_outcome_is_and_server_tools_qualifiers() -> None:
+    query = parse("outcome:Skipped is:steering -is:goal has:server_tools word kind:tool OR other", now=NOW)
+    assert query.filters == (
+        Filter("outcome", "skipped"),
+        Filter("is", "steering"),
+        Filter("is", "goal", negated=True),
+        Filter("has", "server_tools"),
+        Filter("kind", "tool"),
+    )
+    assert [term.text for term in query.groups[0]] == ["word", "other"]  # OR after a qualifier, as before
+
+
 def test_an_unknown_key_is_searched_as_text() -> None:
     query = parse("https://example.com std::move", now=NOW)
     assert [group[0].text for group in query.groups] == ["https://example.com", "std::move"]
@@ -79,6 +91,10 @@ def test_an_unknown_key_is_searched_as_text() -> None:
         ("type:x", "type:x"),
         ("has:wings", "has:wings"),
         ("stop:maybe", "stop:maybe"),
+        ("outcome:crashed", "ok|failed|skipped|cancelled|interrupted|aborted"),
+        ("is:paused", "steering|resume|goal"),
+        ("has:server_tool", "server_tools"),
+        ("outcome:skipped OR is:steering", "OR joins words, not the qualifier 'outcome:skipped'"),
         ("tag:a=b=c", None),
         ("meta.bad key:x", None),
         ("---", "---"),

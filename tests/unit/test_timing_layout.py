@@ -113,3 +113,26 @@ def test_split_cells_in_proportion_and_every_part_shows() -> None:
     assert split_cells([1, 1000], 5) == [1, 4]  # the tiny part still gets a cell
     assert split_cells([0, 0], 5) == [0, 0]
     assert sum(split_cells([7, 11, 13], 9)) == 9
+
+
+def test_results_the_runtime_answered_itself_are_labelled_and_leave_the_tool_span() -> None:
+    """Skipped and interrupted results are instant (interrupted ones written on resume, maybe
+    hours later): they are counted by outcome, and the dead time is a stall, not tool time."""
+    from dataclasses import replace
+
+    rows = [
+        row("a", 1, 3, 0, 100),
+        row("ok", 2, 4, 110, 310),
+        replace(row("s", 3, 4, 390, 390), outcome="skipped"),
+        replace(row("c", 4, 4, 330, 330), outcome="cancelled"),  # the wait until the cancel was real
+        row("b", 5, 3, 400, 450),
+        replace(row("i", 6, 4, 7_200_000, 7_200_000), outcome="interrupted"),
+        replace(row("j", 7, 4, 7_200_001, 7_200_001), outcome="interrupted"),
+        row("d", 8, 3, 7_200_010, 7_200_020),
+    ]
+    a, b, stall, d = steps_of(rows)
+    assert isinstance(a, Step) and a.tool_ns == 220 * MS and a.tools == 3
+    assert a.outcomes == (("skipped", 1), ("cancelled", 1))
+    assert isinstance(b, Step) and b.outcomes == (("interrupted", 2),) and b.tools == 2 and b.tool_ns == 0
+    assert isinstance(stall, Stall) and stall.gap_ns == (7_200_010 - 450) * MS
+    assert isinstance(d, Step) and d.outcomes == ()

@@ -162,6 +162,10 @@ def _totals_json(totals: Totals) -> dict[str, Any]:
         "steps": totals.steps,
         "tool_calls": totals.tool_calls,
         "failed_tool_results": totals.failed_tool_results,
+        "skipped_tool_results": totals.skipped_tool_results,
+        "cancelled_tool_results": totals.cancelled_tool_results,
+        "interrupted_tool_results": totals.interrupted_tool_results,
+        "aborted_tool_results": totals.aborted_tool_results,
         "refused_steps": totals.refused_steps,
         "cut_off_steps": totals.cut_off_steps,
         "compactions": totals.compactions,
@@ -209,8 +213,18 @@ def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
     print(_table("", rows))
     for name, totals in (("own", usage.own), ("subtree", usage.subtree)):
         wall = f"{totals.wall_seconds:,.1f} s" if totals.wall_seconds is not None else "-"
+        ended = [f"{totals.failed_tool_results:,} failed"] + [
+            f"{count:,} {outcome}"
+            for outcome, count in (
+                ("skipped", totals.skipped_tool_results),
+                ("cancelled", totals.cancelled_tool_results),
+                ("interrupted", totals.interrupted_tool_results),
+                ("aborted", totals.aborted_tool_results),
+            )
+            if count
+        ]
         print(
-            f"{name}: {totals.tool_calls:,} tool calls ({totals.failed_tool_results:,} failed), "
+            f"{name}: {totals.tool_calls:,} tool calls ({', '.join(ended)}), "
             f"{totals.refused_steps:,} refused, {totals.cut_off_steps:,} cut off, {totals.compactions:,} compactions, "
             f"{totals.children:,} delegated, measured {totals.measured_ns / 1e9:,.1f} s, wall {wall}"
         )

@@ -40,7 +40,10 @@ from sqlalchemy.engine import URL
 from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
 from .totals import SCHEMA as TOTALS_SCHEMA
 
-SCHEMA_VERSION = "2"  # 2: usage totals (index/totals.py)
+#: 2: usage totals (index/totals.py); 3: tool outcomes and flags (issue 24: index/facts.py).
+#: Another version in a file's meta makes :func:`open_checked` rebuild it; readers of a file
+#: of another version see no hits (:func:`current_state`), never columns it does not have.
+SCHEMA_VERSION = "3"
 ENV_DIR = "ZETT_BROWSER_INDEX_DIR"
 #: URL query keys left out of a store's identity (it is stored in the index and hashed).
 _SECRET = re.compile(r"pass|secret|token|key|cred", re.IGNORECASE)
@@ -54,7 +57,7 @@ CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_id);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, sequence INTEGER NOT NULL, kind TEXT NOT NULL,
     time REAL, model TEXT, tools TEXT, tokens INTEGER, duration REAL, error INTEGER, stop TEXT,
-    reasoning INTEGER, image INTEGER, meta TEXT, tags TEXT, problem TEXT
+    reasoning INTEGER, image INTEGER, meta TEXT, tags TEXT, problem TEXT, outcome TEXT, flags TEXT
 );
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, sequence);
 CREATE INDEX IF NOT EXISTS docs_error ON docs(session_id) WHERE error = 1;
@@ -238,6 +241,20 @@ def remove(path: Path) -> None:
             pass
 
 
+def current_state(db: sqlite3.Connection) -> str | None:
+    """The build state (``building``, ``complete``) of an index of this schema version; None
+    for a file of another version or none yet: a reader shows nothing of it (its columns may
+    differ) until a sync rebuilds it.
+
+    Raises:
+        sqlite3.Error: not an index, or damaged.
+    """
+    found = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'state')").fetchall())
+    if found.get("schema") != SCHEMA_VERSION:
+        return None
+    return str(found.get("state") or "building")
+
+
 def read_meta(db: sqlite3.Connection) -> dict[str, str]:
     """Every meta value (empty on a new file)."""
     return {str(key): str(value) for key, value in db.execute("SELECT key, value FROM meta")}
@@ -258,9 +275,14 @@ def open_checked(path: Path, identity: str, store: Path | None = None) -> sqlite
         db = connect(path, store)
         meta = {}
     if meta and (meta.get("schema") != SCHEMA_VERSION or meta.get("identity") != identity):
+        if meta.get("identity") != identity:
+            reason = "the index was another store's"
+        else:
+            reason = f"the index format changed: version {meta.get('schema', '?')[:20]}, now {SCHEMA_VERSION}"
         db.close()
         remove(path)
         db = connect(path, store)
+        db.execute("INSERT INTO meta(key, value) VALUES ('reason', ?)", (reason,))  # said by the sync
     return db
 
 

@@ -25,8 +25,10 @@ from ..model.messages import (
     UnreadableMessage,
     UserMessage,
 )
+from ..model.outcomes import tool_outcome
 from ..storage import decode_message_leniently
 from ..storage.codec import BYTES_KEY
+from .facts import attribute_texts, server_texts
 from .totals import MAX_TOKENS, TOKEN_COLUMNS
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class Doc:
     provider: str | None = None  # assistant steps: for cost (issue 12)
     calls: int = 0  # assistant steps: tool calls made
     usage: RowUsage | None = None  # the row's usage facts, set by the writer
+    outcome: str | None = None  # tool results: how the call ended (model.outcomes.Outcome)
+    flags: str = ""  # sorted words: goal, resume, server_tools, steering (see .facts)
 
 
 def flatten(value: Any) -> Iterator[str]:
@@ -125,6 +129,8 @@ def _assistant(message: AssistantMessage, doc: Doc) -> list[str]:
     doc.tools = " ".join(names)
     doc.model = message.model
     doc.provider, doc.calls = message.provider, len(names)
+    if message.replay_blocks:
+        texts.extend(server_texts(message.replay_blocks, doc))
     if message.stop is not None:
         doc.stop = message.stop.reason.value
         texts.append(message.stop.describe())
@@ -132,19 +138,27 @@ def _assistant(message: AssistantMessage, doc: Doc) -> list[str]:
 
 
 def _message_texts(message: object, doc: Doc) -> list[str]:
+    if isinstance(message, (AssistantMessage, ToolMessage, UserMessage, SystemMessage, AgentMessage)):
+        extra = attribute_texts(message.attributes, doc) if message.attributes else []
+        return [*_record_texts(message, doc), *extra]
+    if isinstance(message, UnreadableMessage):
+        doc.problem = message.error
+        return [message.raw_json[: MAX_VALUE * 5]]
+    return []
+
+
+def _record_texts(message: object, doc: Doc) -> list[str]:
     if isinstance(message, AssistantMessage):
         return _assistant(message, doc)
     if isinstance(message, ToolMessage):
         doc.tools = message.name
-        doc.error = not message.success
+        outcome = tool_outcome(message.success, message.content)
+        doc.outcome, doc.error = outcome.value, outcome.is_failure
         return [message.name, *_parts(message.content, doc)]
     if isinstance(message, UserMessage):
         return _parts(message.content, doc)
     if isinstance(message, (SystemMessage, AgentMessage)):
         return [message.content]
-    if isinstance(message, UnreadableMessage):
-        doc.problem = message.error
-        return [message.raw_json[: MAX_VALUE * 5]]
     return []
 
 
@@ -287,11 +301,18 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
     if type(kind) is not int or kind not in _FIELDS or not _plain_fields(data, _FIELDS[kind], _REQUIRED[kind]):
         return None
     assert isinstance(data, dict)
+    attributes = data.get("attributes")
+    extra = attribute_texts(attributes, doc) if attributes else []
     if kind == 4:
-        doc.tools, doc.error = data["name"], not data.get("success", True)
-        return [data["name"], data["content"]]
+        doc.tools = data["name"]
+        if data.get("success", True):
+            doc.outcome = "ok"  # what tool_outcome says of any success, without the call
+        else:
+            outcome = tool_outcome(False, data["content"])
+            doc.outcome, doc.error = outcome.value, outcome.is_failure
+        return [data["name"], data["content"], *extra]
     if kind != 3:
-        return [data["content"]]
+        return [data["content"], *extra]
     calls = data.get("tool_calls", [])
     blocks = data.get("replay_blocks", [])
     if not all(_plain_fields(call, _CALL, {"id", "name"}) for call in calls) or not all(
@@ -311,4 +332,6 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
     doc.tools = " ".join(call["name"] for call in calls)
     doc.model = data.get("model")
     doc.provider, doc.calls = data.get("provider"), len(calls)
-    return texts
+    if blocks:
+        texts.extend(server_texts(blocks, doc))
+    return [*texts, *extra]

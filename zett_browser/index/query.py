@@ -5,7 +5,8 @@ Syntax (also the help text): bare words, ``"phrases"``, ``prefix*``, ``a OR b``,
 
     kind:user|assistant|tool|system|agent|snapshot|session   tool:NAME    agent:NAME   session:ID
     type:N   model:NAME   tag:KEY   tag:KEY=VALUE   meta.KEY:VALUE   error:true
-    stop:refused|cut_off|interrupted   has:reasoning|image|snapshot|children
+    stop:refused|cut_off|interrupted   has:reasoning|image|snapshot|children|server_tools
+    outcome:ok|failed|skipped|cancelled|interrupted|aborted   is:steering|resume|goal
     since:2d|12h|30m|2026-11-01   before:...   tokens:>50k   dur:>30s   in:session|subtree
 
 Any input either parses into a :class:`Query` or raises :class:`QueryError` whose
@@ -22,18 +23,39 @@ from datetime import UTC, datetime, timedelta
 
 KINDS = ("system", "user", "assistant", "tool", "agent", "snapshot", "session")
 STOPS = {"refused": ("refusal",), "cut_off": ("max_output", "context_full"), "interrupted": ("interrupted", "paused")}
-HAS = ("reasoning", "image", "snapshot", "children")
+HAS = ("reasoning", "image", "snapshot", "children", "server_tools")
+#: How a tool call ended (``model.outcomes.Outcome`` values) and the row marks of ``is:``.
+OUTCOMES = ("ok", "failed", "skipped", "cancelled", "interrupted", "aborted")
+IS = ("steering", "resume", "goal")
 NAMED = ("tool", "agent", "session", "model")
 _UNITS = {"k": 1_000, "m": 1_000_000}
 _SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 _COMPARE = re.compile(r"^(>=|<=|>|<|=)?(\d+(?:\.\d+)?)([A-Za-z]*)$")
 MAX_TERMS = 32
+#: Every qualifier key (``meta.KEY`` aside); another ``word:rest`` is searched as text.
+QUALIFIERS = (
+    "kind",
+    "tag",
+    "error",
+    "stop",
+    "has",
+    "outcome",
+    "is",
+    "since",
+    "before",
+    "tokens",
+    "dur",
+    "in",
+    "type",
+    *NAMED,
+)
 #: The syntax in a few lines, for help screens.
 HELP = """words, "a phrase", prefix*, a OR b, -word (negation), and qualifiers:
   kind:user|assistant|tool|system|agent|snapshot|session  tool:NAME  agent:NAME  session:ID  type:N
   model:NAME (NAME* for a prefix)  tag:KEY  tag:KEY=VALUE  meta.KEY:VALUE  error:true
-  stop:refused|cut_off|interrupted  has:reasoning|image|snapshot|children
+  stop:refused|cut_off|interrupted  has:reasoning|image|snapshot|children|server_tools
+  outcome:ok|failed|skipped|cancelled|interrupted|aborted  is:steering|resume|goal
   since:2d|12h|2026-11-01  before:...  tokens:>50k  dur:>30s  in:session|subtree  (-qualifier negates)"""
 MAX_LENGTH = 2000
 
@@ -157,7 +179,7 @@ def _filter(token: str, key: str, value: str, now: datetime) -> Filter | None:
         if not _KEY.match(name):
             raise QueryError(f"{token[:40]!r}: a metadata key has letters, digits, _ . - only")
         return Filter("meta", (name, value))
-    if key not in ("kind", "tag", "error", "stop", "has", "since", "before", "tokens", "dur", "in", "type", *NAMED):
+    if key not in QUALIFIERS:
         return None
     if not value:
         raise QueryError(f"{token[:40]!r}: {key}: needs a value")
@@ -180,6 +202,10 @@ def _filter(token: str, key: str, value: str, now: datetime) -> Filter | None:
         return Filter(key, STOPS[_choice(token, value, tuple(STOPS))])
     if key == "has":
         return Filter(key, _choice(token, value, HAS))
+    if key == "outcome":
+        return Filter(key, _choice(token, value, OUTCOMES))
+    if key == "is":
+        return Filter(key, _choice(token, value, IS))
     if key in ("since", "before"):
         return Filter(key, _when(token, value, now))
     if key == "tokens":
@@ -209,8 +235,11 @@ def parse(source: str, *, now: datetime | None = None) -> Query:
     excluded: list[Term] = []
     filters: list[Filter] = []
     joining = False
+    last_filter: str | None = None  # the token before, when it was a qualifier
     for token in _split(source):
         if token == "OR":
+            if last_filter is not None and (not groups or joining):
+                raise QueryError(f"OR joins words, not the qualifier {last_filter[:40]!r} (qualifiers all apply)")
             if not groups or joining:
                 raise QueryError("OR needs a word on each side")
             joining = True
@@ -222,7 +251,9 @@ def parse(source: str, *, now: datetime | None = None) -> Query:
             if joining:
                 raise QueryError(f"OR joins words, not the qualifier {token[:40]!r}")
             filters.append(Filter(found.name, found.value, negated))
+            last_filter = token
             continue
+        last_filter = None
         term = _term(body)
         if negated:
             if joining:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..text import clean
-from .db import open_reader
+from .db import current_state, open_reader
 from .query import Filter, Query, QueryError, Term, fts_string
 
 SNIPPET = 160
@@ -108,7 +108,14 @@ def _condition(item: Filter, params: list[Any], session: str | None) -> str:
             "image": "d.image = 1",
             "snapshot": "EXISTS (SELECT 1 FROM snapshots x WHERE x.session_id = d.session_id)",
             "children": "EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = d.session_id)",
+            "server_tools": "instr(d.flags, ' server_tools ') > 0",
         }[str(value)]
+    if name == "is":
+        params.append(f" {value} ")
+        return "instr(d.flags, ?) > 0"
+    if name == "outcome":
+        params.append(value)
+        return "d.outcome = ?"
     if name in ("since", "before"):
         params.append(value.timestamp())  # type: ignore[attr-defined]
         return "d.time >= ?" if name == "since" else "d.time < ?"
@@ -235,8 +242,10 @@ class Searcher:
             return SearchPage([], None, partial=True)
         try:
             try:
-                state = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+                state = current_state(db)
             except sqlite3.Error:  # being rebuilt or not an index yet: nothing to search
+                return SearchPage([], None, partial=True)
+            if state is None:  # another version (stale until the next sync rebuilds it)
                 return SearchPage([], None, partial=True)
             try:
                 rows = db.execute(sql, params).fetchall()
@@ -249,7 +258,7 @@ class Searcher:
         pattern = _pattern([term for group in query.groups for term in group])
         hits = [_hit(row, pattern) for row in rows[:limit]]
         cursor = int(rows[limit - 1]["id"]) if len(rows) > limit else None
-        return SearchPage(hits, cursor, partial=state is None or state[0] != "complete")
+        return SearchPage(hits, cursor, partial=state != "complete")
 
     async def search(
         self, query: Query, *, limit: int = 50, after: int | None = None, session: str | None = None

@@ -8,8 +8,9 @@ A query made only of session-level qualifiers (``agent:``, ``type:``, ``session:
 ``has:snapshot``, ``has:children``, ``since:``/``before:``) is answered from the
 ``sessions`` table alone: ``since:`` keeps sessions active at or after the time,
 ``before:`` sessions created before it, so a date range keeps the sessions active in it.
-Anything else (words, ``error:true``, ``kind:``, ``tool:``...) matches a session when one
-of its documents matches the whole query, as a search would find it.
+Anything else (words, ``error:true``, ``kind:``, ``tool:``, ``outcome:``, ``is:goal``,
+``has:server_tools``...) matches a session when one of its documents matches the whole
+query, as a search would find it: ``is:goal`` keeps the goal-mode sessions.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .db import open_reader
+from .db import current_state, open_reader
 from .query import Filter, Query
 from .search import _name, _where
 
@@ -102,7 +103,9 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
         return empty
     try:
         try:
-            state = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+            state = current_state(db)
+            if state is None:
+                return empty  # another version: stale until the next sync rebuilds it
             rows = db.execute(walk, params).fetchall()
         except sqlite3.OperationalError as error:
             if "no such table" in str(error):
@@ -114,7 +117,7 @@ def matching_sessions(path: Path, query: Query, *, session: str | None = None) -
         db.close()
     matching = frozenset(str(session_id) for session_id, hit in rows if hit)
     visible = frozenset(str(session_id) for session_id, _ in rows)
-    return SessionMatch(matching, visible, partial=state is None or state[0] != "complete")
+    return SessionMatch(matching, visible, partial=state != "complete")
 
 
 async def find_sessions(path: Path, query: Query, *, session: str | None = None) -> SessionMatch:

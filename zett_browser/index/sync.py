@@ -169,6 +169,8 @@ class SideIndex:
         """Why the index cannot be updated incrementally, or None."""
         meta = await _thread(index_db.read_meta, db)
         if meta.get("state") != "complete":
+            if "state" not in meta and meta.get("reason"):  # open_checked replaced the file
+                return meta["reason"]
             return "first build" if not meta else "an earlier build did not finish"
         if meta.get("fingerprint") != index_db.store_fingerprint(self.storage.path):
             return "the store file was replaced"

@@ -62,7 +62,14 @@ COUNTS = (
     "unpriced_steps",
     "problems",
     "failed_sessions",
+    "skipped_tool_results",
+    "cancelled_tool_results",
+    "interrupted_tool_results",
+    "aborted_tool_results",
 )
+#: Tool results that ended neither ok nor failed (``model.outcomes``): the last columns of
+#: :data:`COUNTS`, ``<outcome>_tool_results``, in this order.
+OTHER_OUTCOMES = ("skipped", "cancelled", "interrupted", "aborted")
 #: The columns of ``usage_days`` (those that rows have; a day has no children).
 DAY_COUNTS = COUNTS[:6] + COUNTS[8:18]
 _INDEX = {name: number for number, name in enumerate(COUNTS)}
@@ -147,9 +154,12 @@ def _tokens(row: Mapping[str, Any]) -> tuple[list[int], bool]:
 def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -> RowUsage:
     """The usage facts of a Raw Log row, given its kind and decoded facts.
 
-    ``doc_facts``: ``provider``, ``model``, ``calls``, ``stop`` and ``error`` of the decoded
-    message. A step with missing token counts, any row with a bad token or timing value,
-    counts one problem; its bad values count as 0 and a step with bad counts is not priced.
+    ``doc_facts``: ``provider``, ``model``, ``calls``, ``stop``, ``error`` and ``outcome`` of
+    the decoded message. Only a failed tool result counts as failed (and decides that the
+    session ended in a failure); one skipped, cancelled, interrupted or aborted counts under
+    its own outcome and leaves the session's failure state as it was. A step with missing
+    token counts, any row with a bad token or timing value, counts one problem; its bad
+    values count as 0 and a step with bad counts is not priced.
     (Runs once per indexed row: the counts are built as one list, in :data:`COUNTS` order.)
     """
     step = kind == "assistant"
@@ -177,11 +187,16 @@ def row_usage(row: Mapping[str, Any], kind: str, doc_facts: Mapping[str, Any]) -
             if not bad and provider and model:
                 cost = step_cost(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], started)
             cost_picos, priced, unpriced = (cost, 1, 0) if cost is not None else (0, 0, 1)
-    elif kind == "tool":
-        failed = bool(doc_facts.get("error"))
-        failed_tool = int(failed)
+    outcomes = [0, 0, 0, 0]
+    if kind == "tool":
+        outcome = doc_facts.get("outcome")
+        if outcome in OTHER_OUTCOMES:
+            outcomes[OTHER_OUTCOMES.index(outcome)] = 1
+        else:
+            failed = bool(doc_facts.get("error"))
+            failed_tool = int(failed)
     counts = [1, steps, calls, failed_tool, refused, cut_off, 0, 0, *tokens]
-    counts += [measured or 0, cost_picos, priced, unpriced, int(bad or missing or timing_bad), 0]
+    counts += [measured or 0, cost_picos, priced, unpriced, int(bad or missing or timing_bad), 0, *outcomes]
     first = started.timestamp() if started is not None else None
     last = completed.timestamp() if completed is not None else first
     day = _day(started) if started is not None else ""

@@ -86,6 +86,10 @@ def totals_from(row: Sequence[Any] | None) -> Totals:
         cost=from_picos(values["cost_picos"]) if values["priced_steps"] else None,
         unpriced_steps=values["unpriced_steps"],
         problems=values["problems"],
+        skipped_tool_results=values["skipped_tool_results"],
+        cancelled_tool_results=values["cancelled_tool_results"],
+        interrupted_tool_results=values["interrupted_tool_results"],
+        aborted_tool_results=values["aborted_tool_results"],
     )
 
 

@@ -21,10 +21,11 @@ from typing import Any
 
 from . import totals
 from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
+from .facts import mark_steering
 
 _DOC_SQL = (
     "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
-    " reasoning, image, meta, tags, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " reasoning, image, meta, tags, problem, outcome, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _SESSION_SQL = (
     "INSERT INTO sessions (id, parent_id, session_type, title, agent, created, updated) VALUES (?,?,?,?,?,?,?)"
@@ -68,6 +69,8 @@ def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
                 _utf8(doc.meta),
                 _utf8(doc.tags),
                 _utf8(doc.problem),
+                doc.outcome,
+                f" {doc.flags} " if doc.flags else None,
             )
             for number, doc in zip(ids, docs, strict=True)
         ],
@@ -143,7 +146,14 @@ def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None)
         if limits is not None and sequence > limits.get(str(row["session_id"]), 0):
             continue
         doc = doc_from_row(row)
-        facts = {"provider": doc.provider, "model": doc.model, "calls": doc.calls, "stop": doc.stop, "error": doc.error}
+        facts = {
+            "provider": doc.provider,
+            "model": doc.model,
+            "calls": doc.calls,
+            "stop": doc.stop,
+            "error": doc.error,
+            "outcome": doc.outcome,
+        }
         doc.usage = totals.row_usage(row, doc.kind, facts)
         docs.append(doc)
     return docs
@@ -159,6 +169,7 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
     try:
         known = _last_sequences(db, {doc.session_id for doc in docs})
         docs = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
+        mark_steering(db, docs)
         _insert(db, docs)
         totals.add_rows(db, [(doc.session_id, doc.usage) for doc in docs if doc.usage is not None])
         last: dict[str, int] = {}

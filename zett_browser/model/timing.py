@@ -25,6 +25,9 @@ class TimingRow:
     reasoning_ns: int | None
     content_ns: int | None
     problems: tuple[str, ...] = field(default=(), compare=False)
+    #: Tool results: skipped / cancelled / interrupted / aborted (``model.outcomes``) when the
+    #: runtime answered the call itself; None otherwise (the tool ran: ok or failed).
+    outcome: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ class Totals:
     messages: int = 0
     steps: int = 0  # assistant messages
     tool_calls: int = 0
-    failed_tool_results: int = 0
+    failed_tool_results: int = 0  # tools that ran and failed (model.outcomes.Outcome.FAILED) only
     refused_steps: int = 0
     cut_off_steps: int = 0
     compactions: int = 0  # snapshot versions
@@ -61,6 +61,12 @@ class Totals:
     cost: Decimal | None = None  # priced steps only; None when no step could be priced
     unpriced_steps: int = 0  # steps with tokens whose model the price table does not know
     problems: int = 0  # rows with missing or bad usage/timing values
+    # Tool results that did not fail though stored as unsuccessful (model.outcomes): skipped by
+    # steering, cancelled with their request, interrupted by a dead process, aborted by the user.
+    skipped_tool_results: int = 0
+    cancelled_tool_results: int = 0
+    interrupted_tool_results: int = 0
+    aborted_tool_results: int = 0
 
     @property
     def wall_seconds(self) -> float | None:

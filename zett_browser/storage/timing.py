@@ -3,6 +3,11 @@
 A page reads the ``(session_id, sequence)`` index and nine narrow columns, never
 ``message_json``, so a page of 500 rows of a 100,000-message session costs what the
 page holds. Unreadable values become None with a problem, never a failed page.
+
+A tool result's outcome (issue 24) comes from the first :data:`HEAD` characters of its
+``content`` column only: the runtime's fixed texts (``model.outcomes``) mark a result
+skipped, cancelled, interrupted or aborted; anything else is left None (ok or failed: the
+bar does not need to know which).
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, type_coerce
+from sqlalchemy import func, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..model.outcomes import Outcome, tool_outcome
 from ..model.timing import ChildSpan, TimingRow
 from .columns import raw_t, read_column, sessions_t
 from .keyset import bind
@@ -39,6 +45,9 @@ _TIMING_COLUMNS = [
         "content_duration_ns",
     )
 ]
+#: Characters of a tool result's content read to tell its outcome (the runtime's texts are shorter).
+HEAD = 64
+_TIMING_COLUMNS.append(func.substr(raw_t.c.content, 1, HEAD).label("content_head"))
 
 #: Children read at most for one page's time window (the view says when there are more).
 MAX_CHILDREN = 500
@@ -75,7 +84,17 @@ def timing_from_row(row: Mapping[str, Any]) -> TimingRow:
         reasoning_ns=_int(row, "reasoning_duration_ns", problems),
         content_ns=_int(row, "content_duration_ns", problems),
         problems=tuple(problems),
+        outcome=_outcome(row),
     )
+
+
+def _outcome(row: Mapping[str, Any]) -> str | None:
+    """A tool result's outcome when its content is one of the runtime's own texts."""
+    head = row.get("content_head")
+    if row["role"] != 4 or not isinstance(head, str):
+        return None
+    outcome = tool_outcome(False, head)
+    return None if outcome is Outcome.FAILED else outcome.value
 
 
 async def timing_page(

@@ -9,6 +9,13 @@ Toolkit-free and pure, so it is tested against hand-computed values. What a bar 
   step: from the earliest result's start to the latest one's end. Parallel calls
   overlap, so the span, not the sum, is the time the agent waited for its tools; a
   ``task`` result's span is the delegated child's run.
+* A tool result the runtime answered **without running the tool** (skipped by a steering
+  message, or interrupted: answered on resume after the process died; see
+  ``TimingRow.outcome``) is counted and labelled by outcome but takes no part in the tool
+  span: it is written instantly, an interrupted one maybe hours later, which would make the
+  dead time look like tool time. That time shows as the idle gap (a stall) instead. A
+  cancelled result (the wait until the cancel was real) and an aborted one (the wait for
+  the user's decision) count like any result.
 * The **idle gap** before a step is the time from the previous step's end (its tools'
   end when it had tools) to this step's start. A gap of at least ``stall_ns`` is
   flagged as a stall: the agent waited for a person, a rate limit or a crash.
@@ -50,6 +57,8 @@ class Step:
     tools: int
     tool_names: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
+    #: Results the runtime answered itself, by outcome, e.g. ``(("skipped", 2),)``.
+    outcomes: tuple[tuple[str, int], ...] = ()
 
     @property
     def total_ns(self) -> int:
@@ -88,6 +97,11 @@ class _Open:
     tool_end: datetime | None = None
     tools: int = 0
     names: list[str] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)
+
+
+#: Outcomes whose result row says nothing about how long a tool ran (it never ran in this process).
+NOT_RUN = ("skipped", "interrupted")
 
 
 def _step(current: _Open) -> Step:
@@ -111,6 +125,7 @@ def _step(current: _Open) -> Step:
         tools=current.tools,
         tool_names=tuple(dict.fromkeys(current.names)),
         problems=row.problems,
+        outcomes=tuple(current.outcomes.items()),
     )
 
 
@@ -124,6 +139,10 @@ def _add_tool(current: _Open, row: TimingRow) -> None:
     current.tools += 1
     if row.tool_name:
         current.names.append(row.tool_name)
+    if row.outcome is not None:
+        current.outcomes[row.outcome] = current.outcomes.get(row.outcome, 0) + 1
+        if row.outcome in NOT_RUN:
+            return
     if row.started_at is not None and (current.tool_start is None or row.started_at < current.tool_start):
         current.tool_start = row.started_at
     if row.completed_at is not None and (current.tool_end is None or row.completed_at > current.tool_end):

@@ -12,6 +12,10 @@ from decimal import Decimal
 from ..model.usage import SessionUsage, Totals, TreeSort
 from .formatting import human_duration
 
+#: Tool results that are neither ok nor failed (``model.outcomes``): a row each in the details
+#: table when any was counted, never added to the failed ones.
+OTHER_OUTCOMES = ("skipped", "cancelled", "interrupted", "aborted")
+
 #: What ``S`` cycles through, and how the tree's title names each.
 SORT_ORDER = (TreeSort.ACTIVITY, TreeSort.COST, TreeSort.TOKENS, TreeSort.TIME, TreeSort.FAILURES)
 SORT_NAMES = {
@@ -86,6 +90,11 @@ def totals_rows(own: Totals, subtree: Totals) -> list[tuple[str, str, str]]:
         ("steps", *count("steps")),
         ("tool calls", *count("tool_calls")),
         ("failed tool results", *count("failed_tool_results")),
+        *(
+            (f"{outcome} tool results", *count(f"{outcome}_tool_results"))
+            for outcome in OTHER_OUTCOMES
+            if getattr(own, f"{outcome}_tool_results") or getattr(subtree, f"{outcome}_tool_results")
+        ),
         ("refused steps", *count("refused_steps")),
         ("cut-off steps", *count("cut_off_steps")),
         ("compactions", *count("compactions")),

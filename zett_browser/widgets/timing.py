@@ -65,7 +65,9 @@ def _step_text(step: Step, width: int) -> Text:
     details = [f"{name} {human_duration(value)}" for name, value in named if value]
     if step.tools:
         names = one_line(", ".join(step.tool_names), 40)
-        details.append(f"tools {human_duration(step.tool_ns) or '0 ms'} ×{step.tools} {names}".rstrip())
+        ended = ", ".join(f"{count} {outcome}" for outcome, count in step.outcomes)
+        line = f"tools {human_duration(step.tool_ns) or '0 ms'} ×{step.tools} {names}".rstrip()
+        details.append(f"{line} ({ended})" if ended else line)
     text.append(" · ".join(details), style="dim")
     if step.problems:
         text.append(f"  ⚠ {one_line(step.problems[0], 60)}", style=style_of("problem"))
