@@ -27,13 +27,14 @@ def _bar() -> Text:
     return Text(BAR, style=style_of("agent"))
 
 
-def elsewhere_line(child_id: str, elsewhere: str | None) -> Text:
+def elsewhere_lines(child_id: str, elsewhere: str | None) -> list[Text]:
     """The child is not in this store; where it is, when known, and the command that opens it."""
     line = _bar().append("child not in this store", style=style_of("problem"))
-    if elsewhere:
-        line.append(f" — child is in {one_line(elsewhere, 200)} — open it with: ")
-        line.append(f"zett-browser {one_line(elsewhere, 200)} --session {one_line(child_id, 80)}", style="bold")
-    return line
+    if not elsewhere:
+        return [line]
+    line.append(f"; child is in {one_line(elsewhere, 200)} — open it with:")
+    command = f"zett-browser {one_line(elsewhere, 200)} --session {one_line(child_id, 80)}"
+    return [line, _bar().append(command, style="bold")]
 
 
 def _status(item: Delegation, usage: SessionUsage | None) -> Text:
@@ -80,14 +81,18 @@ def card(item: Delegation, usage: SessionUsage | None) -> list[Text]:
     if item.error and item.failed:
         lines.append(_bar().append("error: " + one_line(item.error, 300), style=style_of("error")))
     if item.child_id and item.in_store is False:
-        lines.append(elsewhere_line(item.child_id, item.elsewhere))
+        lines.extend(elsewhere_lines(item.child_id, item.elsewhere))
     if item.returned:
         lines.append(_bar().append("returned: " + one_line(item.returned, 300), style="dim"))
     return lines
 
 
-def notice_card(life: TaskLife, sequence: int) -> list[Text]:
-    """Under a completion notice: whether the report it announced was read, and where."""
+def notice_card(life: TaskLife, sequence: int, complete: bool = True) -> list[Text]:
+    """Under a completion notice: whether the report it announced was read, and where.
+
+    ``complete``: the events after the notice were read to the session's end (else an
+    unread report is not claimed: it may be read further on).
+    """
     line = _bar().append("⧉ ", style="bold " + style_of("agent")).append(one_line(life.task_id, 64), style="bold")
     announced = life.notices.get(sequence)
     if announced is None:
@@ -96,7 +101,7 @@ def notice_card(life: TaskLife, sequence: int) -> list[Text]:
     if life.started is not None:
         line.append(f" · started at #{life.started}")
     later = [read for read in life.reads if read > sequence]
-    if life.unread(sequence):
+    if life.unread(sequence) and complete:
         line.append(" · ").append("● unread", style="bold reverse " + style_of("task.running"))
         line.append(" — no later task_output read this report")
     elif later:
