@@ -15,6 +15,7 @@ removed afterwards by the same :class:`~.sidecars.SidecarGuard` as the storage's
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from .errors import StoreError
@@ -23,6 +24,9 @@ from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, 
 
 #: zett-agent's default store, as people type it.
 SHOWN = "~/.zett-agent/sessions.sqlite3"
+#: One check at a time: a guard removes the sidecars only when no other connection of this
+#: process uses them, so two overlapping checks (the cards and ``o``) would leave them behind.
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def default_store() -> Path:
@@ -32,12 +36,16 @@ def default_store() -> Path:
 
 def holds_session(path: Path, session_id: str) -> bool:
     """Whether the SQLite store at ``path`` has session ``session_id``; False when unreadable."""
+    with _ONE_AT_A_TIME:
+        return _holds(path, session_id)
+
+
+def _holds(path: Path, session_id: str) -> bool:
+    if not path.is_file():
+        return False  # never created: no zett-agent default store here
+    guard = SidecarGuard.record(path)  # before the header check, which SQLite itself reads
     try:
         check_sqlite_file(path)
-    except (StoreError, OSError):
-        return False
-    guard = SidecarGuard.record(path)
-    try:
         connection = sqlite3.connect(
             sqlite_uri(path, browse_mode(path)), uri=True, timeout=READER_BUSY_TIMEOUT_MS / 1000
         )
@@ -46,7 +54,7 @@ def holds_session(path: Path, session_id: str) -> bool:
             row = connection.execute("SELECT 1 FROM agent_sessions WHERE id = ?", (session_id,)).fetchone()
         finally:
             connection.close()
-    except sqlite3.Error:
+    except (StoreError, OSError, sqlite3.Error):
         return False
     finally:
         guard.release()
