@@ -103,7 +103,7 @@ def notice_card(life: TaskLife, sequence: int, complete: bool = True) -> list[Te
     later = [read for read in life.reads if read > sequence]
     if life.unread(sequence) and complete:
         line.append(" · ").append("● unread", style="bold reverse " + style_of("task.running"))
-        line.append(" — no later task_output read this report")
+        line.append(" — no later task_output read it")
     elif later:
         line.append(f" · report read by task_output at #{later[0]}")
     return [line]
