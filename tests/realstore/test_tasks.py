@@ -238,3 +238,25 @@ async def test_subtree_export_puts_background_children_after_their_start(
     firsts = [sessions.index(child) for child in ids[:4]]
     assert firsts == sorted(firsts)  # in the order of the calls
     assert order.rows[sessions.index(ids[4]) - 1] == (TASKS, 27)  # the foreground task keeps its place
+
+
+async def test_o_finds_every_child_a_record_names(real_stores: RealStores, tmp_path: Path) -> None:
+    """The message with four task_start calls, the task_list, a task_output, a notice, the foreground task."""
+    from zett_browser.screens.calls import children_of
+
+    ids = child_ids(real_stores.main)
+    store = open_store(merged(real_stores, tmp_path / "merged.sqlite3"))
+    try:
+        page = {record.sequence: record for record in await store.raw_page(TASKS, after_sequence=None, limit=100)}
+        found = {sequence: await children_of(store, page[sequence]) for sequence in (4, 10, 17, 21, 27, 28, 34)}
+    finally:
+        await store.close()
+    assert [child.session_id for child in found[4]] == ids[:4]
+    assert found[4][1].label == "task-2 · explore: Slow survey · running"
+    assert [child.session_id for child in found[17]] == ids[:4]
+    assert found[17][1].label.endswith("· cancelled")
+    assert [child.session_id for child in found[10]] == [ids[0]]
+    assert [child.session_id for child in found[21]] == [ids[2]]
+    assert found[21][0].label == "task-3 · reasoning: Weigh caching · completed"
+    assert [child.session_id for child in found[27]] == [child.session_id for child in found[28]] == [ids[4]]
+    assert found[34] == []  # an unknown task id names nothing (and the session has several children)
