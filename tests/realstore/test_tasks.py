@@ -78,6 +78,7 @@ async def test_lifecycle_ties_a_task_together(real_stores: RealStores) -> None:
     assert lives["task-3"].status == "completed" and lives["task-3"].notices == {21: "completed"}
     assert lives["task-3"].unread(21)
     assert lives["task-4"].notices == {11: "failed"} and not lives["task-4"].unread(11)
+    assert lives["task-2"].history() == "start #6 → cancel #15"  # task_list (#17) is no event of its own
 
 
 def test_odd_shapes_read_as_nothing() -> None:
@@ -198,6 +199,9 @@ async def test_unread_notice_and_o_chooses_a_child_in_the_same_store(
         assert "⧉ task-3 · ✓ completed · started at #7 · ● unread — no later" in text
         assert "⧉ task-4 · ✗ failed · started at #8" in text
         assert text.count("● unread") == 1
+        assert "⧉ task-1: start #5 → output #10 · now ✓ completed" in text  # under #10
+        assert "⧉ task-2: start #6 → cancel #15 · now ⊘ cancelled" in text  # under #15
+        assert "⧉ task-3: start #7 → status #13 → notice #21 · now ✓ completed" in text  # under #13
         app.screen.query_one(RawLogView).focus()
         await pilot.press("o")
         await settle(pilot)

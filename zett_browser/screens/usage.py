@@ -17,12 +17,12 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker
 
-from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode
+from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode, ToolMessage
 from ..model.usage import SessionUsage, TreeSort, UsageService
 from ..views.delegation import match_results, task_calls, with_life, with_result
-from ..views.tasks import lifecycle, parse_notice
+from ..views.tasks import lifecycle, parse_notice, result_infos
 from ..views.usage_text import SORT_NAMES, next_sort
-from ..widgets.cards import card, notice_card
+from ..widgets.cards import card, life_card, notice_card
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree, node_label
 from .calls import find_partner
@@ -31,6 +31,8 @@ from .task_cards import is_task_row, later_task_records, placed
 
 #: ``task``/``task_start`` calls per page whose result is looked for past the page (each a bounded walk).
 MAX_RESULT_LOOKUPS = 8
+#: The task results that get a line with their task's events (a ``task_start`` has its call's card).
+LIFE_CARDS = frozenset({"task_status", "task_output", "task_cancel"})
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,10 @@ class DelegationCards:
         for item in calls:
             cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or "")))
         for record in tasks:
+            if isinstance(record.message, ToolMessage) and record.message.name in LIFE_CARDS:
+                infos = result_infos(record.message)
+                if len(infos) == 1 and infos[0].task_id in lives:
+                    cards.setdefault(record.sequence, []).extend(life_card(lives[infos[0].task_id]))
             notice = parse_notice(getattr(record.message, "content", None))
             if isinstance(record.message, AgentMessage) and notice is not None and notice.task_id in lives:
                 cards.setdefault(record.sequence, []).extend(

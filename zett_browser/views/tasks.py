@@ -183,6 +183,11 @@ class TaskLife:
     started: int | None = None  # the task_start result
     reads: list[int] = field(default_factory=list)  # task_output results that returned a report
     notices: dict[int, str] = field(default_factory=dict)  # sequence -> the status it announced
+    events: list[tuple[int, str]] = field(default_factory=list)  # (sequence, what): start, status, output…
+
+    def history(self) -> str:
+        """``start #5 → output #10 → notice #21``: the task's events in order."""
+        return " → ".join(f"{what} #{sequence}" for sequence, what in sorted(self.events))
 
     def unread(self, notice_sequence: int) -> bool:
         """Whether the report a "finished" notice announced was never read by a later ``task_output``."""
@@ -209,6 +214,8 @@ def lifecycle(records: Iterable[RawMessageRecord]) -> dict[str, TaskLife]:
             for info in result_infos(message):
                 found = life(info.task_id)
                 found._seen(info, sequence)
+                if message.name != "task_list":
+                    found.events.append((sequence, message.name.removeprefix("task_")))
                 if message.name == START and found.started is None:
                     found.started, found.call_id = sequence, message.tool_call_id
                 if message.name == "task_output" and info.content is not None:
@@ -218,6 +225,7 @@ def lifecycle(records: Iterable[RawMessageRecord]) -> dict[str, TaskLife]:
             if notice is not None:
                 found = life(notice.task_id)
                 found.notices[sequence] = notice.status
+                found.events.append((sequence, "notice"))
                 if sequence >= found.status_sequence:
                     found.status, found.status_sequence = notice.status, sequence
                     if notice.status == "failed":

@@ -107,3 +107,14 @@ def notice_card(life: TaskLife, sequence: int, complete: bool = True) -> list[Te
     elif later:
         line.append(f" · report read by task_output at #{later[0]}")
     return [line]
+
+
+def life_card(life: TaskLife) -> list[Text]:
+    """Under a ``task_status``/``task_output``/``task_cancel`` result: the task's events and latest status."""
+    if len(life.events) < 2:
+        return []
+    line = _bar().append("⧉ ", style="bold " + style_of("agent")).append(one_line(life.task_id, 64), style="bold")
+    line.append(": " + life.history())
+    if life.status is not None:
+        line.append(" · now ").append(status_label(life.status), style=style_of(f"task.{life.status}"))
+    return [line]
