@@ -264,3 +264,32 @@ async def test_o_finds_every_child_a_record_names(real_stores: RealStores, tmp_p
     assert found[21][0].label == "task-3 · reasoning: Weigh caching · completed"
     assert [child.session_id for child in found[27]] == [child.session_id for child in found[28]] == [ids[4]]
     assert found[34] == []  # an unknown task id names nothing (and the session has several children)
+
+
+async def test_hostile_task_store_shows_literally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Markup, ANSI and OSC in a task's type, description, prompt, error and notice show as text, never act."""
+    from zett_browser.storage import AgentMessage, AssistantMessage, SQLiteSessionStorage, ToolCall, UserMessage
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    hostile = "[bold red]x[/] \x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[2J [@click=app.quit]q[/]"
+    path = tmp_path / "hostile.sqlite3"
+    storage = SQLiteSessionStorage(path, clock=frozen_clock)
+    await storage.append("boss", "r", UserMessage(content="go"), title="boss")
+    arguments = {"description": hostile, "prompt": hostile, "subagent_type": hostile}
+    call = ToolCall("c1", "task_start", arguments)
+    await storage.append("boss", "r", AssistantMessage(content="", tool_calls=(call,)))
+    info = {"task_id": "task-1", "subagent_type": hostile, "description": hostile, "status": "failed"}
+    info |= {"session_id": "kid", "elapsed_seconds": 0.5, "error": hostile, "note": hostile}
+    await storage.append("kid", "r2", UserMessage(content=hostile), parent_session_id="boss")
+    await storage.append("boss", "r", ToolMessage(tool_call_id="c1", name="task_start", content=json.dumps(info)))
+    notice = "Background task task-1 (x: [bold]d[/]) failed: \x1b[2J boom."
+    await storage.append("boss", "r", AgentMessage(content=notice))
+    await storage.close()
+    app = make_app(str(path), session="boss", clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(400, 80)) as pilot:
+        await settle(pilot)
+        text = _shown(app)
+        assert "⧉ background task-1 · [bold red]x[/]" in text and "✗ failed · 0.5 s · o opens it" in text
+        assert "⧉ task-1 · ✗ failed · started at #3" in text
+        assert "[@click=app.quit]q[/]" in text
+        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
