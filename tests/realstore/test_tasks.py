@@ -278,7 +278,7 @@ async def test_hostile_task_store_shows_literally(tmp_path: Path, monkeypatch: p
     arguments = {"description": hostile, "prompt": hostile, "subagent_type": hostile}
     call = ToolCall("c1", "task_start", arguments)
     await storage.append("boss", "r", AssistantMessage(content="", tool_calls=(call,)))
-    info = {"task_id": "task-1", "subagent_type": hostile, "description": hostile, "status": "failed"}
+    info: dict[str, Any] = {"task_id": "task-1", "subagent_type": hostile, "description": hostile, "status": "failed"}
     info |= {"session_id": "kid", "elapsed_seconds": 0.5, "error": hostile, "note": hostile}
     await storage.append("kid", "r2", UserMessage(content=hostile), parent_session_id="boss")
     await storage.append("boss", "r", ToolMessage(tool_call_id="c1", name="task_start", content=json.dumps(info)))
