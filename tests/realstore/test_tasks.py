@@ -256,7 +256,7 @@ async def test_o_finds_every_child_a_record_names(real_stores: RealStores, tmp_p
     finally:
         await store.close()
     assert [child.session_id for child in found[4]] == ids[:4]
-    assert found[4][1].label == "task-2 · explore: Slow survey · running"
+    assert found[4][1].label == "task-2 · explore: Slow survey"
     assert [child.session_id for child in found[17]] == ids[:4]
     assert found[17][1].label.endswith("· cancelled")
     assert [child.session_id for child in found[10]] == [ids[0]]

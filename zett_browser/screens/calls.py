@@ -107,8 +107,9 @@ class Child:
     label: str
 
 
-def _info_label(info: TaskInfo) -> str:
-    return f"{info.task_id} · {info.subagent}: {info.description} · {info.status}"
+def _info_label(info: TaskInfo, *, status: bool = True) -> str:
+    label = f"{info.task_id} · {info.subagent}: {info.description}"
+    return f"{label} · {info.status}" if status else label  # a task_start's status is always "running"
 
 
 async def _results_of(store: BrowsingStore, record: RawMessageRecord, wanted: set[str]) -> dict[str, ToolMessage]:
@@ -153,7 +154,7 @@ def _call_child(name: str, arguments: Any, result: ToolMessage | None) -> Child 
         label = ": ".join(word for word in words if isinstance(word, str) and word) or name
     info = parse_result(result.content) if name == START else None
     if isinstance(info, TaskInfo):
-        return Child(info.session_id, _info_label(info))
+        return Child(info.session_id, _info_label(info, status=False))
     child = named_child_of(result)
     return Child(child, label) if child is not None else None
 
