@@ -54,3 +54,15 @@ def test_task_results_and_notices(
     """The unread completion notice (#21) and its card;."""
     app = _app(real_stores, tmp_path, monkeypatch, 21)
     assert snap_compare(app, terminal_size=size, run_before=_settled)
+
+
+def test_o_chooser(snap_compare: Any, real_stores: RealStores, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``o`` on the message with four ``task_start`` calls: a list of the four children to choose from."""
+    app = _app(real_stores, tmp_path, monkeypatch, 4)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await _settled(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
