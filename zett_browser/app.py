@@ -253,6 +253,8 @@ def make_app(
         from .startup.lazysearch import LazyExporter
 
         options = replace(options, exporter=LazyExporter(sql))
+    if sql is not None and no_writes is None:  # not when served: another person's reach into this machine
+        options = replace(options, elsewhere=_default_store_holding)
     if index and sql is not None:
         from .startup.lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 
@@ -262,6 +264,13 @@ def make_app(
         # The first screen's reads start now, on a thread, while Textual starts.
         warm = WarmStart(sql, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
     return ZettBrowserApp(storage, options, live=live, warm=warm)
+
+
+def _default_store_holding(session_id: str) -> str | None:
+    """Whether zett-agent's default store holds a child missing from the open one (read-only)."""
+    from .storage.elsewhere import default_store_holding  # stdlib sqlite3 only, loaded at first use
+
+    return default_store_holding(session_id)
 
 
 def _sql_storage(store: BrowsingStore) -> SQLSessionStorage | None:

@@ -133,7 +133,8 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`o`",
         "Raw Log",
-        "open the delegated session of a `task` call or its result (and reveal it in the tree)",
+        "open the delegated session of a `task`/`task_start` call or result, a `task_list` or a completion notice"
+        " (a choice when several; reveals it in the tree)",
         (_k("o", "open_child", "Open child", "rawlog", command="Open delegated session"),),
     ),
     Row(

@@ -5,8 +5,9 @@ and hands each stored row to a :class:`Writer`, which writes it out at once: mem
 one page per open session, whatever the session's length.
 
 With ``subtree``, a delegated session is written where it was delegated: right after the
-assistant message whose ``task`` call created it (the link is the ``session_id`` the task
-result names), in the order of the calls. Delegated sessions no call links to (another
+assistant message whose ``task`` or background ``task_start`` call created it (the link is
+the ``session_id`` the result names), in the order of the calls. A background child is
+so placed after the call that started it, not after the parent's last row. Delegated sessions no call links to (another
 runtime, a damaged row, a task still running) follow the parent's last message, in the
 order they were created. A parent cycle is written once.
 """
@@ -30,6 +31,8 @@ YIELD_EVERY = 16
 #: Children read per query when listing a session's delegated sessions.
 CHILD_PAGE = 500
 _ASSISTANT = 3
+#: The tools whose results name the child they created (foreground and background).
+_DELEGATING = ("task", "task_start")
 
 
 class ExportError(Exception):
@@ -77,9 +80,9 @@ def _boundary(snapshots: list[dict[str, Any]]) -> int:
 
 
 def _task_call_ids(row: Mapping[str, Any]) -> list[str]:
-    """Ids of the ``task`` calls of an assistant row, in order (cheap test before decoding)."""
+    """Ids of the ``task``/``task_start`` calls of an assistant row, in order (cheap test before decoding)."""
     text = row.get("message_json")
-    if row.get("role") != _ASSISTANT or not isinstance(text, str) or '"task"' not in text:
+    if row.get("role") != _ASSISTANT or not isinstance(text, str) or not any(f'"{n}"' in text for n in _DELEGATING):
         return []
     try:
         value = json.loads(text)
@@ -89,7 +92,9 @@ def _task_call_ids(row: Mapping[str, Any]) -> list[str]:
     calls = data.get("tool_calls") if isinstance(data, dict) else None
     if not isinstance(calls, list):
         return []
-    return [c["id"] for c in calls if isinstance(c, dict) and c.get("name") == "task" and isinstance(c.get("id"), str)]
+    return [
+        c["id"] for c in calls if isinstance(c, dict) and c.get("name") in _DELEGATING and isinstance(c.get("id"), str)
+    ]
 
 
 class Walk:

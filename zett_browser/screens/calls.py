@@ -2,16 +2,21 @@
 
 Plain async functions over a :class:`BrowsingStore`: they read the Raw Log a page at a
 time outward from a record (a call and its result sit close together) and return a
-sequence or a session id; the screen runs them and reports failures.
+sequence, a session id or the children a record names (:func:`children_of`: every
+``task``/``task_start`` call of a message, every task of a ``task_list``, the task of a
+completion notice); the screen runs them and reports failures.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from ..model import AssistantMessage, RawMessageRecord, ToolMessage
+from ..model import AgentMessage, AssistantMessage, RawMessageRecord, ToolMessage
 from ..model.store import BrowsingStore
+from ..views.delegation import DELEGATING
+from ..views.tasks import START, TaskInfo, parse_notice, parse_result, result_infos
 
 #: Records read per step, and steps at most, when walking outward from a record.
 STEP = 50
@@ -73,17 +78,7 @@ MAX_RESULT_JSON = 64_000
 def named_child(record: RawMessageRecord) -> str | None:
     """The child session a delegation names: a task result's JSON ``session_id``."""
     message = record.message
-    if not (isinstance(message, ToolMessage) and isinstance(message.content, str)):
-        return None
-    if len(message.content) > MAX_RESULT_JSON:
-        return None  # a task result is a small JSON object; never parse megabytes on the UI loop
-    try:
-        value: Any = json.loads(message.content)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and isinstance(value.get("session_id"), str):
-        return str(value["session_id"])
-    return None
+    return named_child_of(message) if isinstance(message, ToolMessage) else None
 
 
 async def child_of(store: BrowsingStore, record: RawMessageRecord) -> str | None:
@@ -102,3 +97,113 @@ async def child_of(store: BrowsingStore, record: RawMessageRecord) -> str | None
         if len(children) == 1:
             child = children[0].session_id
     return child
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    """A delegated session a record names, and how to tell it from its siblings."""
+
+    session_id: str
+    label: str
+
+
+def _info_label(info: TaskInfo, *, status: bool = True) -> str:
+    label = f"{info.task_id} · {info.subagent}: {info.description}"
+    return f"{label} · {info.status}" if status else label  # a task_start's status is always "running"
+
+
+async def _results_of(store: BrowsingStore, record: RawMessageRecord, wanted: set[str]) -> dict[str, ToolMessage]:
+    """The results of the calls ``wanted`` after ``record``, by call id (a bounded walk)."""
+    found: dict[str, ToolMessage] = {}
+    sequence = record.sequence
+    for _ in range(MAX_STEPS):
+        page = await store.raw_page(record.session_id, after_sequence=sequence, limit=STEP)
+        for candidate in page:
+            message = candidate.message
+            if isinstance(message, ToolMessage) and message.tool_call_id in wanted:
+                found.setdefault(message.tool_call_id, message)
+        if not page or len(found) == len(wanted):
+            return found
+        sequence = page[-1].sequence
+    return found
+
+
+async def _started(store: BrowsingStore, record: RawMessageRecord, task_id: str) -> TaskInfo | None:
+    """The ``task_start`` result of ``task_id`` before ``record`` (a notice's task)."""
+    sequence = record.sequence
+    for _ in range(MAX_STEPS):
+        page = await store.raw_page_before(record.session_id, before_sequence=sequence, limit=STEP)
+        for candidate in reversed(page):
+            message = candidate.message
+            if isinstance(message, ToolMessage) and message.name == START:
+                for info in result_infos(message):
+                    if info.task_id == task_id:
+                        return info
+        if not page:
+            return None
+        sequence = page[0].sequence
+    return None
+
+
+def _call_child(name: str, arguments: Any, result: ToolMessage | None) -> Child | None:
+    if result is None:
+        return None
+    label = name
+    if isinstance(arguments, dict):
+        words = [arguments.get(key) for key in ("subagent_type", "description")]
+        label = ": ".join(word for word in words if isinstance(word, str) and word) or name
+    info = parse_result(result.content) if name == START else None
+    if isinstance(info, TaskInfo):
+        return Child(info.session_id, _info_label(info, status=False))
+    child = named_child_of(result)
+    return Child(child, label) if child is not None else None
+
+
+def named_child_of(message: ToolMessage) -> str | None:
+    """:func:`named_child` of a message rather than a record."""
+    content = message.content
+    if not isinstance(content, str) or len(content) > MAX_RESULT_JSON:
+        return None  # a task result is a small JSON object; never parse megabytes on the UI loop
+    try:
+        value: Any = json.loads(content)
+    except ValueError:
+        return None
+    return str(value["session_id"]) if isinstance(value, dict) and isinstance(value.get("session_id"), str) else None
+
+
+async def children_of(store: BrowsingStore, record: RawMessageRecord) -> list[Child]:
+    """Every delegated session ``record`` names, in order (empty: none).
+
+    A message's ``task``/``task_start`` calls lead to their results, which name the
+    children; a task tool's result names its task (``task_list``: all of them); a
+    completion notice names its task, whose ``task_start`` result names the child. A
+    session with exactly one child falls back to that child.
+    """
+    message = record.message
+    children: list[Child] = []
+    if isinstance(message, ToolMessage):
+        infos = result_infos(message)
+        children = [Child(info.session_id, _info_label(info)) for info in infos]
+        named = named_child(record) if not infos else None
+        if named is not None:
+            children = [Child(named, message.name)]
+    elif isinstance(message, AssistantMessage) and message.tool_calls:
+        calls = [call for call in message.tool_calls if call.name in DELEGATING] or list(message.tool_calls[:1])
+        results = await _results_of(store, record, {call.id for call in calls})
+        found = (_call_child(call.name, call.arguments, results.get(call.id)) for call in calls)
+        children = [child for child in found if child is not None]
+    elif isinstance(message, AgentMessage):
+        notice = parse_notice(message.content)
+        info = await _started(store, record, notice.task_id) if notice is not None else None
+        if notice is not None and info is not None:
+            children = [
+                Child(info.session_id, f"{info.task_id} · {info.subagent}: {info.description} · {notice.status}")
+            ]
+    if not children:
+        siblings = (await store.list_children(record.session_id, limit=2)).items
+        if len(siblings) == 1:
+            children = [Child(siblings[0].session_id, "the only delegated session")]
+    unique: dict[str, Child] = {}
+    for child in children:
+        unique.setdefault(child.session_id, child)
+    return list(unique.values())

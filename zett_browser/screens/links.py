@@ -1,7 +1,9 @@
 """Provides where a message or session leads: its call's partner, its delegated session, its views.
 
 :class:`RecordLinks` answers the Raw Log's and the inspector's requests: ``g`` jumps to a
-tool call's result (or back), ``c`` opens the session a ``task`` call delegated to, and
+tool call's result (or back), ``o`` opens the session a ``task`` or ``task_start`` call
+delegated to (a choice when the message names several; where the child is when it is
+not in this store), and
 the whole message, a snapshot's summary or the context at a message open in their own
 screens; so do the open session's timing view (``T``) and export dialog (``e``).
 Reads that move the Raw Log run in the screen's ``session`` worker group.
@@ -9,6 +11,7 @@ Reads that move the Raw Log run in the screen's ``session`` worker group.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -17,8 +20,9 @@ from textual.worker import Worker
 
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.export import ExportService
+from ..text import clean
 from ..views.formatting import full_text, join, kind_name, summary_blocks
-from .calls import NotACall, call_ids, child_of, find_partner
+from .calls import Child, NotACall, call_ids, children_of, find_partner
 from .reads import Failed, Services
 
 if TYPE_CHECKING:
@@ -54,6 +58,7 @@ class RecordLinks:
         self._push_screen = services.push_screen
         self._jump_to = jump_to
         self._open_child = open_child
+        self._elsewhere = services.elsewhere
         self._page_size = page_size
         self._no_writes = no_writes
         self._exporter = exporter
@@ -95,13 +100,39 @@ class RecordLinks:
         )
 
     async def _child(self, record: RawMessageRecord) -> None:
-        child = await self._reader.fetch(child_of(self._store, record), "Could not list delegated sessions")
-        if isinstance(child, Failed):
+        found = await self._reader.fetch(children_of(self._store, record), "Could not list delegated sessions")
+        if isinstance(found, Failed):
             return
-        if child is None:
+        if not found:
             self._notify("This message names no delegated session", markup=False)
             return
-        self._open_child(child)
+        if len(found) == 1:
+            await self._open_checked(found[0].session_id)
+            return
+        from .choose_child import ChildChooser  # a screen's module loads when it first opens
+
+        self._push_screen(ChildChooser(found), self._chosen)
+
+    def _chosen(self, session_id: str | None) -> None:
+        if session_id is not None:
+            self._run(
+                partial(self._open_checked, session_id),
+                name="open_chosen_child",
+                group="session",
+                exclusive=True,
+                description="open chosen child",
+                exit_on_error=False,
+            )
+
+    async def _open_checked(self, session_id: str) -> None:
+        """Open a child that is in this store; else say where it is (never a failed open)."""
+        node = await self._reader.fetch(self._store.get_node(session_id), "Could not read the delegated session")
+        if isinstance(node, Failed):
+            return
+        if node is None:
+            self._notify(await not_here(session_id, self._elsewhere), severity="warning", markup=False, timeout=12)
+            return
+        self._open_child(session_id)
 
     def whole(self, record: RawMessageRecord) -> None:
         """The whole message in its own screen."""
@@ -157,3 +188,20 @@ class RecordLinks:
             from .export import ExportDialog  # a screen's module loads when it first opens
 
             self._push_screen(ExportDialog(self._exporter, node.session_id, name))
+
+
+async def not_here(session_id: str, elsewhere: Callable[[str], str | None] | None) -> str:
+    """Why ``o`` does not open a child missing from this store, and where it is when known."""
+    where = None
+    if elsewhere is not None:
+        try:
+            where = await asyncio.to_thread(elsewhere, session_id)
+        except Exception:  # noqa: BLE001 - a hint only: without it the notice still says the child is not here
+            where = None
+    shown = clean(session_id)
+    if where is None:
+        return f"Delegated session {shown} is not in this store"
+    return f"child is in {clean(where)} — open it with: zett-browser {clean(where)} --session {shown}"
+
+
+__all__ = ["Child", "RecordLinks", "not_here"]

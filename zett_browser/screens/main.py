@@ -78,7 +78,7 @@ class MainScreen(FrameHold, Screen[None]):
         self._status = StatusLine(id="page-status")
         self._breadcrumb = Breadcrumb(id="breadcrumb")
         push = lambda screen, callback=None: self.app.push_screen(screen, callback)  # noqa: E731
-        services = Services(store, self.reader, self.run_worker, self.notify, push)
+        services = Services(store, self.reader, self.run_worker, self.notify, push, options.elsewhere)
         widgets = PaneWidgets(self._view, self._inspector, self._status, self._breadcrumb, self._tree)
         self.cards = DelegationCards(services, options.usage, self._view)
         self.pane = SessionPane(

@@ -55,3 +55,6 @@ class BrowserOptions:
     #: Called once, when the first page has been laid out: the app paints the first screen
     #: then, and starts what must not delay it (see :meth:`ZettBrowserApp.first_page_shown`).
     after_first_page: Callable[[], object] | None = None
+    #: Where a delegated session missing from this store is (zett-agent's default store,
+    #: read-only; blocking, run on a thread); None: not looked for.
+    elsewhere: Callable[[str], str | None] | None = None

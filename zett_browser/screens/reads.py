@@ -132,6 +132,8 @@ class Services:
     run_worker: RunWorker
     notify: Notify
     push_screen: Callable[..., Any]
+    #: Where a session missing from the store is (``BrowserOptions.elsewhere``), if looked for.
+    elsewhere: Callable[[str], str | None] | None = None
 
 
 async def read_window(store: BrowsingStore, session_id: str, request: PageRequest, size: int) -> list[RawMessageRecord]:

@@ -17,18 +17,22 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker
 
-from ..model import Page, RawMessageRecord, SessionCursor, SessionNode
+from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode, ToolMessage
 from ..model.usage import SessionUsage, TreeSort, UsageService
-from ..views.delegation import match_results, task_calls, with_result
+from ..views.delegation import match_results, task_calls, with_life, with_result
+from ..views.tasks import lifecycle, parse_notice, result_infos
 from ..views.usage_text import SORT_NAMES, next_sort
-from ..widgets.cards import card
+from ..widgets.cards import card, life_card, notice_card
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree, node_label
 from .calls import find_partner
 from .reads import Services
+from .task_cards import is_task_row, later_task_records, placed
 
-#: ``task`` calls per page whose result is looked for past the page (each a bounded walk).
-MAX_RESULT_LOOKUPS = 4
+#: ``task``/``task_start`` calls per page whose result is looked for past the page (each a bounded walk).
+MAX_RESULT_LOOKUPS = 8
+#: The task results that get a line with their task's events (a ``task_start`` has its call's card).
+LIFE_CARDS = frozenset({"task_status", "task_output", "task_cancel"})
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,8 @@ class UsageLabels:
 
 
 class DelegationCards:
-    """A card under each ``task`` call of the shown page: the child's result and totals.
+    """A card under each ``task``/``task_start`` call of the shown page (the child's end and
+    totals, whether it is in this store) and under each background task's completion notice.
 
     Args:
         services: The store (a call's result may lie past the page), the read helper, workers.
@@ -169,6 +174,7 @@ class DelegationCards:
         self._reader = services.reader
         self._view = view
         self._run = services.run_worker
+        self._elsewhere = services.elsewhere
 
     def cards_for(self, records: Sequence[RawMessageRecord]) -> Worker[None]:
         """Put a card under each ``task`` call of ``records`` (decoration: a failed read gives none)."""
@@ -183,7 +189,8 @@ class DelegationCards:
 
     async def _cards_for(self, records: Sequence[RawMessageRecord]) -> None:
         calls = match_results(task_calls(records), records)
-        if not calls:
+        tasks = [record for record in records if is_task_row(record)]
+        if not calls and not tasks:
             return
         by_sequence = {record.sequence: record for record in records}
         for index, item in enumerate(calls[:MAX_RESULT_LOOKUPS]):
@@ -191,6 +198,16 @@ class DelegationCards:
                 partner = await self._reader.fetch(find_partner(self._store, by_sequence[item.sequence]))
                 if isinstance(partner, RawMessageRecord):
                     calls[index] = with_result(item, partner)
+        lives, to_end = {}, True
+        if tasks:
+            later, to_end = await self._reader.quietly(
+                later_task_records(self._store, records[-1].session_id, records[-1].sequence),
+                ([], False),
+                "task events",
+            )
+            lives = lifecycle([*tasks, *later])
+            calls = [with_life(item, lives) for item in calls]
+        calls = await self._reader.quietly(placed(self._store, calls, self._elsewhere), calls, "child lookup")
         usage: dict[str, SessionUsage] = {}
         service = self._service
         children = [item.child_id for item in calls if item.child_id]
@@ -202,6 +219,16 @@ class DelegationCards:
         cards: dict[int, list[Text]] = {}
         for item in calls:
             cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or "")))
+        for record in tasks:
+            if isinstance(record.message, ToolMessage) and record.message.name in LIFE_CARDS:
+                infos = result_infos(record.message)
+                if len(infos) == 1 and infos[0].task_id in lives:
+                    cards.setdefault(record.sequence, []).extend(life_card(lives[infos[0].task_id]))
+            notice = parse_notice(getattr(record.message, "content", None))
+            if isinstance(record.message, AgentMessage) and notice is not None and notice.task_id in lives:
+                cards.setdefault(record.sequence, []).extend(
+                    notice_card(lives[notice.task_id], record.sequence, to_end)
+                )
         if cards != view.cards:  # unchanged cards (the next sync of a live store) lay nothing out again
             view.show_cards(cards)
 

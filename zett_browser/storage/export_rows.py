@@ -107,7 +107,7 @@ async def stored_raw_page(reader: Reader, session_id: str, after: Position | Non
 
 
 async def task_links(reader: Reader, parent_id: str) -> dict[str, str]:
-    """``tool_call_id`` -> delegated session id, from the parent's ``task`` results.
+    """``tool_call_id`` -> delegated session id, from the parent's ``task`` and ``task_start`` results.
 
     zett-agent's ``task`` tool answers with a JSON object naming the child's
     ``session_id``; the rows are filtered in SQL (role, tool name) on the session index,
@@ -115,7 +115,7 @@ async def task_links(reader: Reader, parent_id: str) -> dict[str, str]:
     """
     statement = (
         select(raw_t.c.message_json)
-        .where(raw_t.c.session_id == bind(parent_id), raw_t.c.role == 4, raw_t.c.tool_name == "task")
+        .where(raw_t.c.session_id == bind(parent_id), raw_t.c.role == 4, raw_t.c.tool_name.in_(("task", "task_start")))
         .order_by(raw_t.c.sequence)
     )
 

@@ -79,3 +79,10 @@ def result_blocks(message: ToolMessage, options: FormatOptions) -> list[Block] |
         return renderer(message, options)
     except Exception:  # noqa: BLE001 - as above
         return None
+
+
+# Registrations (one line per family of tools; imported last, the renderers import this module's types).
+from .task_blocks import TASK_CALLS, TASK_RESULTS  # noqa: E402 - background tasks (AsyncSubAgentExtension)
+
+CALLS.update(TASK_CALLS)
+RESULTS.update(TASK_RESULTS)

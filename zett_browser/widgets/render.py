@@ -96,6 +96,15 @@ ROLE_STYLE: dict[str, str] = {
     "mode.model": "bold reverse {text-success}",
     "unseen": "bold reverse {text-secondary}",
     "following": "bold {text-success}",
+    "task.mark": "bold {text-accent}",
+    "task.id": "bold",
+    "task.type": "{text-accent}",
+    "task.description": "",
+    "task.note": "dim italic",
+    "task.running": "italic {text-primary}",
+    "task.completed": "{text-success}",
+    "task.failed": "bold {text-error}",
+    "task.cancelled": "{text-warning}",
 }
 
 #: Colours used before an app has applied its theme (tests, exports): plain ANSI names.
