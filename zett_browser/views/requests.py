@@ -1,0 +1,172 @@
+"""Provides what a record's neighbours say about it: the request structure of a page.
+
+One row alone does not say that it starts a request, that a user row is a steering message
+(it follows calls a steering message superseded), that a system row repeats the prompt an
+earlier request already sent, that a request was a pass without input (a resume check, an
+``Agent.compact()``: system rows only), or which tools the previous step was offered. A
+:class:`RequestContext` holds those facts for one record; :class:`RequestTracker` computes
+them for the records a view has in hand (a Raw Log page, an export's walk), remembering per
+session only a bounded digest of each system row it saw, never reading the store.
+
+Repeats are exact: "same as #2" names the first identical row the tracker has seen, and
+the count ("repeat 4") shows only when every row from the session's start up to the record
+has been seen (pages read from the start, an export), else it is left out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..model import AssistantMessage, RawMessageRecord, SystemMessage, ToolMessage, UserMessage
+from ..model.outcomes import Outcome, tool_outcome
+from .attributes import offered_tools
+
+#: Sessions whose system-row digests are remembered, digests per session, and sequences
+#: per digest (a long session sends its prompt once per request).
+SESSIONS = 32
+DIGESTS = 256
+SEQUENCES = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """Facts about a record that come from the rows around it."""
+
+    #: The record starts its request (as far as the rows in hand tell).
+    request_start: bool = False
+    #: The tools offered at the previous assistant step of the session, when known.
+    previous_tools: tuple[str, ...] | None = None
+    #: A user row right after results a steering message superseded.
+    steering: bool = False
+    #: A system row identical to this earlier one, and how many identical rows came before.
+    same_as: int | None = None
+    repeat: int | None = None
+    #: The first row of a request made only of system rows (no user or agent input).
+    pass_without_input: bool = False
+
+
+@dataclass(slots=True)
+class _Seen:
+    """One session's system-row digests and the sequence ranges seen contiguously."""
+
+    digests: dict[bytes, list[int]] = field(default_factory=dict)
+    #: Ranges ``(first, last)`` of sequences known without holes, sorted, merged.
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+
+    def cover(self, first: int, last: int) -> None:
+        merged: list[tuple[int, int]] = []
+        for low, high in sorted([*self.ranges, (first, last)]):
+            if merged and low <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+            else:
+                merged.append((low, high))
+        self.ranges = merged[-64:]
+
+    def from_start(self, sequence: int) -> bool:
+        return bool(self.ranges) and self.ranges[0][0] <= 1 and sequence <= self.ranges[0][1]
+
+    def add(self, digest: bytes, sequence: int) -> None:
+        known = self.digests.get(digest)
+        if known is None:
+            if len(self.digests) >= DIGESTS:
+                return
+            known = self.digests[digest] = []
+        position = bisect.bisect_left(known, sequence)
+        if (position >= len(known) or known[position] != sequence) and len(known) < SEQUENCES:
+            known.insert(position, sequence)
+
+
+def _digest(message: SystemMessage) -> bytes:
+    flags = f"{sorted(message.attributes.items())!r}{message.include_in_messages}"
+    return hashlib.blake2b((message.content + "\x00" + flags).encode("utf-8", "replace"), digest_size=16).digest()
+
+
+class RequestTracker:
+    """Computes :class:`RequestContext` for the records a view shows; bounded memory."""
+
+    def __init__(self) -> None:
+        self._sessions: OrderedDict[str, _Seen] = OrderedDict()
+
+    def _seen(self, session_id: str) -> _Seen:
+        seen = self._sessions.pop(session_id, None) or _Seen()
+        self._sessions[session_id] = seen
+        while len(self._sessions) > SESSIONS:
+            self._sessions.popitem(last=False)
+        return seen
+
+    def contexts(
+        self,
+        records: Sequence[RawMessageRecord],
+        *,
+        contiguous: bool = True,
+        previous: RawMessageRecord | None = None,
+        previous_tools: tuple[str, ...] | None = None,
+    ) -> list[RequestContext]:
+        """The context of each record, in order.
+
+        ``contiguous``: the records are every row of their range (a Raw Log page, not a
+        filtered model view). ``previous``/``previous_tools``: what came right before the
+        first record, when the caller knows it (an export's walk).
+        """
+        if not records:
+            return []
+        if contiguous:
+            for session_id in {record.session_id for record in records}:
+                mine = [record.sequence for record in records if record.session_id == session_id]
+                self._seen(session_id).cover(min(mine), max(mine))
+        for record in records:
+            if isinstance(record.message, SystemMessage):
+                self._seen(record.session_id).add(_digest(record.message), record.sequence)
+        found: list[RequestContext] = []
+        tools = previous_tools
+        before = previous
+        for index, record in enumerate(records):
+            message = record.message
+            if before is not None and before.session_id != record.session_id:
+                before, tools = None, None
+            start = before is None or before.request_id != record.request_id
+            same_as = repeat = None
+            if isinstance(message, SystemMessage):
+                seen = self._seen(record.session_id)
+                known = seen.digests.get(_digest(message), [])
+                if known and known[0] < record.sequence:
+                    same_as = known[0]
+                    if seen.from_start(record.sequence):
+                        repeat = bisect.bisect_left(known, record.sequence)
+            found.append(
+                RequestContext(
+                    request_start=start,
+                    previous_tools=tools if isinstance(message, AssistantMessage) else None,
+                    steering=isinstance(message, UserMessage) and _after_skipped(before),
+                    same_as=same_as,
+                    repeat=repeat,
+                    pass_without_input=start and _system_only(records, index),
+                )
+            )
+            if isinstance(message, AssistantMessage):
+                offered = offered_tools(message)
+                tools = offered if offered is not None else tools
+            before = record
+        return found
+
+
+def _after_skipped(before: RawMessageRecord | None) -> bool:
+    if before is None or not isinstance(before.message, ToolMessage):
+        return False
+    return tool_outcome(before.message.success, before.message.content) is Outcome.SKIPPED
+
+
+def _system_only(records: Sequence[RawMessageRecord], index: int) -> bool:
+    """Records ``index``… of one request are all system rows, and the next request follows
+    on the page (a request cut by the page's end is not judged)."""
+    request = records[index].request_id
+    for record in records[index:]:
+        if record.request_id != request or record.session_id != records[index].session_id:
+            return True
+        if not isinstance(record.message, SystemMessage):
+            return False
+    return False
