@@ -305,8 +305,6 @@ def format_record(
         blocks.append(block("pass without input: resume check / compact()", "pass"))
     if context is not None and context.steering:
         blocks.append(block("↪ steering: interrupts the turn", "steering"))
-    if options.show_all and context is None and record.request_id:
-        blocks.append(block("request " + one_line(record.request_id, 200), "request"))
     collapsed = context is not None and context.same_as is not None
     if collapsed and not (options.show_all or options.show_reasoning):
         return blocks
@@ -328,8 +326,11 @@ def format_record(
 
 
 def full_text(record: RawMessageRecord) -> str:
-    """Everything of a record as one plain (cleaned) string: the detail view, export."""
-    return join(format_record(record, FormatOptions(show_reasoning=True, show_all=True)))
+    """Everything of a record as one plain (cleaned) string (the detail view), with its request."""
+    blocks = format_record(record, FormatOptions(show_reasoning=True, show_all=True))
+    if record.request_id:
+        blocks.insert(1, block("request " + one_line(record.request_id, 200), "request"))
+    return join(blocks)
 
 
 def join(blocks: Iterable[Block]) -> str:
