@@ -66,6 +66,7 @@ __all__ = [
     "kind_name",
     "looks_like_markdown",
     "relative_time",
+    "short_request",
     "summary_blocks",
     "usage_line",
 ]
@@ -184,10 +185,18 @@ def header(record: RawMessageRecord, options: FormatOptions, context: RequestCon
     if not record.message.include_in_messages and not isinstance(record.message, UnreadableMessage):
         spans.append(Span("  [not replayed]", "compacted"))  # include_in_messages false: load() skips it
     if context is not None and context.request_start and record.request_id:
-        spans.append(Span(f"  req …{clean(record.request_id[-8:])}", "request"))
+        spans.append(Span(f"  req {short_request(record.request_id)}", "request"))
     if not isinstance(record.message, UnreadableMessage):
         spans.extend(badges(record.message.attributes))
     return Block(tuple(spans))
+
+
+def short_request(request_id: str) -> str:
+    """A request id to tell requests apart: a UUID's last 8 digits (UUIDv7s share their
+    first 8 for about a minute), any other id as it is (cut at 16 characters)."""
+    if len(request_id) == 36 and request_id.count("-") == 4:
+        return "…" + clean(request_id[-8:])
+    return one_line(request_id, 16)
 
 
 def _system(message: SystemMessage, options: FormatOptions) -> list[Block]:
