@@ -36,8 +36,8 @@ KNOWN = frozenset({"model_request_trace", "goal_extension", "resume", "tool_guid
 
 def one_line(value: str, limit: int) -> str:
     """``value`` cleaned, on one line (whitespace runs become one space), cut at ``limit``."""
-    text = " ".join(value[: limit * 4].split())
-    return clean(text if len(text) <= limit else text[: limit - 1] + "…")
+    text = clean(" ".join(value[: limit * 4].split()))  # cleaned first: a control becomes up to 6 characters
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def compact_json(value: Any, limit: int) -> str:
@@ -46,7 +46,8 @@ def compact_json(value: Any, limit: int) -> str:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr, separators=(",", ":"))
     except (ValueError, RecursionError):  # a cycle or a tower of nesting: say so, never raise
         text = "<unprintable>"
-    return clean(text if len(text) <= limit else text[: limit - 1] + "…")
+    text = clean(text[: limit * 2])
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def offered_tools(message: AnyMessage) -> tuple[str, ...] | None:

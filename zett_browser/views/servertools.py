@@ -61,10 +61,12 @@ def _search(content: Any, options: FormatOptions) -> list[Block]:
     shown = results if options.show_all else results[:RESULTS]
     for item in shown:
         title, url, age = item.get("title"), item.get("url"), item.get("page_age")
-        line = f"{_value(title) if title is not None else '(untitled)'} — {_value(url) if url is not None else '?'}"
+        # Each part bounded on its own: a long title never hides the URL.
+        line = one_line(_value(title) if title is not None else "(untitled)", 100)
+        line += " — " + one_line(_value(url) if url is not None else "?", 160)
         if age:
-            line += f" ({_value(age)})"
-        blocks.append(block("  " + one_line(line, LINE), "server.item"))
+            line += f" ({one_line(_value(age), 40)})"
+        blocks.append(block("  " + line, "server.item"))
     if len(shown) < len(results):
         blocks.append(block(f"  … {len(results) - len(shown)} more (enter shows all)", "server.item"))
     return blocks
