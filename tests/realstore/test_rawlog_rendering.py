@@ -14,11 +14,14 @@ import dataclasses
 import re
 from typing import Any
 
+import pytest
+
 from tests.realstore.stores import RealStores
 from zett_browser.export.segments import RESULT_HEADS, ExportChoices, RecordContexts
 from zett_browser.export.segments import render_record as export_record
 from zett_browser.model import AgentMessage, AssistantMessage, RawMessageRecord, StopInfo, StopReason, SystemMessage
 from zett_browser.storage import open_store
+from zett_browser.views import requests
 from zett_browser.views.formatting import FormatOptions, format_record, full_text, join
 from zett_browser.views.requests import RequestTracker
 
@@ -266,3 +269,13 @@ async def test_repeat_counts_only_when_known_from_the_start(real_stores: RealSto
     filtered = RequestTracker()
     filtered.contexts([record for record in records if not isinstance(record.message, SystemMessage)], contiguous=False)
     assert filtered.contexts(records[20:])[6].repeat is None
+
+
+async def test_repeat_memory_is_bounded(real_stores: RealStores, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the per-session limit a repeat still names the first identical row, without a count."""
+    monkeypatch.setattr(requests, "SEQUENCES", 4)
+    records = await records_of(real_stores, "compaction")
+    contexts = RequestTracker().contexts(records)
+    assert (contexts[6].same_as, contexts[6].repeat) == (1, None)  # #7
+    assert (contexts[26].same_as, contexts[26].repeat) == (1, None)  # #27
+    assert [context.same_as for context in RequestTracker().contexts(records[:8])][6:8] == [1, 2]

@@ -25,11 +25,13 @@ from ..model import AssistantMessage, RawMessageRecord, SystemMessage, ToolMessa
 from ..model.outcomes import Outcome, tool_outcome
 from .attributes import offered_tools
 
-#: Sessions whose system-row digests are remembered, digests per session, and sequences
-#: per digest (a long session sends its prompt once per request).
-SESSIONS = 32
+#: Sessions whose system-row digests are remembered, digests per session, and system-row
+#: sequences per session (a long session sends its prompt once per request): at most
+#: 16 × 10,000 small ints. Past the limit a session's repeats still name the first identical
+#: row, without a count.
+SESSIONS = 16
 DIGESTS = 256
-SEQUENCES = 20_000
+SEQUENCES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,9 @@ class _Seen:
     digests: dict[bytes, list[int]] = field(default_factory=dict)
     #: Ranges ``(first, last)`` of sequences known without holes, sorted, merged.
     ranges: list[tuple[int, int]] = field(default_factory=list)
+    #: Sequences held (all digests), and whether one was left out at the limit.
+    held: int = 0
+    full: bool = False
 
     def cover(self, first: int, last: int) -> None:
         merged: list[tuple[int, int]] = []
@@ -67,17 +72,24 @@ class _Seen:
         self.ranges = merged[-64:]
 
     def from_start(self, sequence: int) -> bool:
-        return bool(self.ranges) and self.ranges[0][0] <= 1 and sequence <= self.ranges[0][1]
+        """Every row from the session's start through ``sequence`` was counted."""
+        return not self.full and bool(self.ranges) and self.ranges[0][0] <= 1 and sequence <= self.ranges[0][1]
 
     def add(self, digest: bytes, sequence: int) -> None:
         known = self.digests.get(digest)
         if known is None:
             if len(self.digests) >= DIGESTS:
+                self.full = True
                 return
             known = self.digests[digest] = []
         position = bisect.bisect_left(known, sequence)
-        if (position >= len(known) or known[position] != sequence) and len(known) < SEQUENCES:
-            known.insert(position, sequence)
+        if position < len(known) and known[position] == sequence:
+            return
+        if self.held >= SEQUENCES:
+            self.full = True
+            return
+        known.insert(position, sequence)
+        self.held += 1
 
 
 def _digest(message: SystemMessage) -> bytes:
