@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.export.helpers import export_text
 from tests.realstore.stores import RealStores
 from zett_browser.export.segments import RESULT_HEADS, ExportChoices, RecordContexts
 from zett_browser.export.segments import render_record as export_record
@@ -279,3 +282,18 @@ async def test_repeat_memory_is_bounded(real_stores: RealStores, monkeypatch: py
     assert (contexts[6].same_as, contexts[6].repeat) == (1, None)  # #7
     assert (contexts[26].same_as, contexts[26].repeat) == (1, None)  # #27
     assert [context.same_as for context in RequestTracker().contexts(records[:8])][6:8] == [1, 2]
+
+
+async def test_html_and_markdown_exports_carry_the_request_structure(real_stores: RealStores, tmp_path: Path) -> None:
+    """The exports use the same words: a class per outcome in HTML, steering, repeats, the trace."""
+    path = tmp_path / "main.sqlite3"
+    shutil.copy(real_stores.main, path)
+    page_html, _report = await export_text(path, real_stores.session("steering"), format="html")
+    assert page_html.count('<details class="skipped"><summary>← result ⊘ skipped step_one') == 2
+    assert 'class="failed"' not in page_html
+    assert "↪ steering: interrupts the turn" in page_html
+    assert "same as #1 · repeat 1" in page_html and "offered 2 tools · unchanged" in page_html
+    killed, _report = await export_text(path, real_stores.session("killed"), format="html")
+    assert killed.count('<details class="interrupted">') == 2
+    markdown, _report = await export_text(path, real_stores.session("server_tools"), format="md")
+    assert "⌁ web\\_search(query: sqlite wal mode)" in markdown and "→ error: url\\_not\\_accessible" in markdown
