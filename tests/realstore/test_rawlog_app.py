@@ -49,7 +49,7 @@ async def test_steering_session_in_the_raw_log(real_stores: RealStores, tmp_path
         assert "↪ steering: interrupts the turn\nStop editing; explain what you found first." in text
         assert "offered 2 tools · unchanged" in text
         request = request_of(path, real_stores.session("steering"), 12)
-        assert "#12 system  same as #1 · repeat 1  2026-12-03 11:00:12  [not\nreplayed]  req …" + request[-8:] in text
+        assert "#12 system  2026-12-03 11:00:12  [not replayed]  same as #1 ·\nrepeat 1  req …" + request[-8:] in text
         assert text.count("You are the zett-browser store generator's scripted agent.") == 1
         view = app.screen.query_one(RawLogView)
         assert view.select_sequence(12)

@@ -240,15 +240,17 @@ async def test_repeated_system_rows_collapse(real_stores: RealStores) -> None:
     compaction = await page(real_stores, "compaction")
     assert len(lines(compaction[1])) == 2, "the first prompt whole"
     assert re.fullmatch(
-        r"#27 system  same as #1 · repeat 6  \S+ \S+  \[not replayed\]  req …\w{8}", lines(compaction[27])[0]
+        r"#27 system  \S+ \S+  \[not replayed\]  same as #1 · repeat 6  req …\w{8}", lines(compaction[27])[0]
     )
-    assert re.fullmatch(r"#28 system  same as #2 · repeat 6  .*\[tool guidelines\]", lines(compaction[28])[0])
+    assert re.fullmatch(
+        r"#28 system  \S+ \S+  \[not replayed\]  same as #2 · repeat 6  \[tool guidelines\]", lines(compaction[28])[0]
+    )
     assert len(lines(compaction[28])) == 1
     whole = await page(real_stores, "compaction", show_all=True)
     assert "You are the zett-browser store generator's scripted agent." in whole[27]
     assert "# Tool guidelines" in (await page(real_stores, "compaction", show_reasoning=True))[28]
     plan = await page(real_stores, "plan_mode")
-    assert lines(plan[15])[0].startswith("#15 system  same as #12 · repeat 1")
+    assert lines(plan[15])[0].endswith("[not replayed]  same as #12 · repeat 1")
 
 
 async def test_passes_without_input_are_labelled(real_stores: RealStores) -> None:

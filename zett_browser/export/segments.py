@@ -114,7 +114,8 @@ class RecordContexts:
         follows = record.sequence == 1 if previous is None else record.sequence == previous.sequence + 1
         context = self._tracker.contexts([record], contiguous=follows, previous=previous, previous_tools=tools)[0]
         if isinstance(record.message, AssistantMessage):
-            tools = offered_tools(record.message) or tools
+            offered = offered_tools(record.message)
+            tools = tools if offered is None else offered
         self._last[record.session_id] = (record, tools)
         return context
 

@@ -168,14 +168,11 @@ def _content(content: Any, options: FormatOptions, *, prose: bool) -> list[Block
 def header(record: RawMessageRecord, options: FormatOptions, context: RequestContext | None = None) -> Block:
     """``#12 assistant  2026-01-02 03:04:05  840 ms · in 1,200 out 80``.
 
-    With a ``context``: ``req …3b4f0a1c`` where a request starts, ``same as #2 · repeat 4``
-    on a repeated system row.
+    With a ``context``: ``same as #2 · repeat 4`` on a repeated system row, ``req …3b4f0a1c``
+    where a request starts.
     """
     kind = kind_name(record)
     spans = [Span(f"#{record.sequence} ", "sequence"), Span(kind, f"kind.{kind}")]
-    if context is not None and context.same_as is not None:
-        repeat = f" · repeat {context.repeat}" if context.repeat else ""
-        spans.append(Span(f"  same as #{context.same_as}{repeat}", "repeat"))
     spans.append(Span(f"  {record.started_at:%Y-%m-%d %H:%M:%S}", "timestamp"))
     usage = usage_line(record)
     if usage:
@@ -184,6 +181,9 @@ def header(record: RawMessageRecord, options: FormatOptions, context: RequestCon
         spans.append(Span("  [compacted]", "compacted"))
     if not record.message.include_in_messages and not isinstance(record.message, UnreadableMessage):
         spans.append(Span("  [not replayed]", "compacted"))  # include_in_messages false: load() skips it
+    if context is not None and context.same_as is not None:
+        repeat = f" · repeat {context.repeat}" if context.repeat else ""
+        spans.append(Span(f"  same as #{context.same_as}{repeat}", "repeat"))
     if context is not None and context.request_start and record.request_id:
         spans.append(Span(f"  req {short_request(record.request_id)}", "request"))
     if not isinstance(record.message, UnreadableMessage):

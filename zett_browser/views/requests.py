@@ -25,13 +25,14 @@ from ..model import AssistantMessage, RawMessageRecord, SystemMessage, ToolMessa
 from ..model.outcomes import Outcome, tool_outcome
 from .attributes import offered_tools
 
-#: Sessions whose system-row digests are remembered, digests per session, and system-row
-#: sequences per session (a long session sends its prompt once per request): at most
-#: 16 × 10,000 small ints. Past the limit a session's repeats still name the first identical
-#: row, without a count.
+#: Sessions whose system-row digests are remembered, digests per session, system-row
+#: sequences per session (a long session sends its prompt once per request) and the last rows
+#: summarised per session: at most 16 × (10,000 small ints + 2,000 small tuples). Past the
+#: limit a session's repeats still name the first identical row, without a count.
 SESSIONS = 16
 DIGESTS = 256
 SEQUENCES = 10_000
+ROWS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,15 @@ class _Seen:
     #: Sequences held (all digests), and whether one was left out at the limit.
     held: int = 0
     full: bool = False
+    #: What the last rows seen say to their successors, by sequence (the newest ROWS kept):
+    #: a page's first record learns whether it starts a request, follows skipped calls…
+    rows: OrderedDict[int, _Row] = field(default_factory=OrderedDict)
+
+    def remember(self, sequence: int, row: _Row) -> None:
+        self.rows.pop(sequence, None)
+        self.rows[sequence] = row
+        while len(self.rows) > ROWS:
+            self.rows.popitem(last=False)
 
     def cover(self, first: int, last: int) -> None:
         merged: list[tuple[int, int]] = []
@@ -134,16 +144,15 @@ class RequestTracker:
             if isinstance(record.message, SystemMessage):
                 self._seen(record.session_id).add(_digest(record.message), record.sequence)
         found: list[RequestContext] = []
-        tools = previous_tools
-        before = previous
+        before = _row(previous, previous_tools) if previous is not None else None
         for index, record in enumerate(records):
             message = record.message
-            if before is not None and before.session_id != record.session_id:
-                before, tools = None, None
+            seen = self._seen(record.session_id)
+            if before is None or before.session_id != record.session_id:
+                before = seen.rows.get(record.sequence - 1)  # the row just before, if a page held it
             start = before is None or before.request_id != record.request_id
             same_as = repeat = None
             if isinstance(message, SystemMessage):
-                seen = self._seen(record.session_id)
                 known = seen.digests.get(_digest(message), [])
                 if known and known[0] < record.sequence:
                     same_as = known[0]
@@ -152,24 +161,39 @@ class RequestTracker:
             found.append(
                 RequestContext(
                     request_start=start,
-                    previous_tools=tools if isinstance(message, AssistantMessage) else None,
-                    steering=isinstance(message, UserMessage) and _after_skipped(before),
+                    previous_tools=before.tools
+                    if before is not None and isinstance(message, AssistantMessage)
+                    else None,
+                    steering=isinstance(message, UserMessage) and before is not None and before.skipped,
                     same_as=same_as,
                     repeat=repeat,
                     pass_without_input=start and _system_only(records, index),
                 )
             )
-            if isinstance(message, AssistantMessage):
-                offered = offered_tools(message)
-                tools = offered if offered is not None else tools
-            before = record
+            before = _row(record, before.tools if before is not None else None)
+            seen.remember(record.sequence, before)
         return found
 
 
-def _after_skipped(before: RawMessageRecord | None) -> bool:
-    if before is None or not isinstance(before.message, ToolMessage):
-        return False
-    return tool_outcome(before.message.success, before.message.content) is Outcome.SKIPPED
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """What the next record needs to know of the one before it (kept instead of the record)."""
+
+    session_id: str
+    request_id: str
+    #: A tool result a steering message superseded.
+    skipped: bool
+    #: The tools offered at the latest assistant step up to this row, when known.
+    tools: tuple[str, ...] | None
+
+
+def _row(record: RawMessageRecord, tools: tuple[str, ...] | None) -> _Row:
+    message = record.message
+    if isinstance(message, AssistantMessage):
+        offered = offered_tools(message)
+        tools = tools if offered is None else offered
+    skipped = isinstance(message, ToolMessage) and tool_outcome(message.success, message.content) is Outcome.SKIPPED
+    return _Row(record.session_id, record.request_id, skipped, tools)
 
 
 def _system_only(records: Sequence[RawMessageRecord], index: int) -> bool:
