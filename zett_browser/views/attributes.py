@@ -128,7 +128,7 @@ def trace_blocks(message: AssistantMessage, options: FormatOptions, previous: Se
 
 def badges(attributes: Mapping[str, Any]) -> list[Span]:
     """Header badges: ``tool guidelines`` for the runtime's tool-guidelines system row."""
-    if attributes.get("tool_guidelines") is True:
+    if isinstance(attributes, Mapping) and attributes.get("tool_guidelines") is True:
         return [Span("  [tool guidelines]", "attribute.badge")]
     return []
 
