@@ -144,9 +144,9 @@ async def test_a_page_shown_at_its_end_wraps_what_is_on_screen_first(monkeypatch
         wrapped: list[int] = []
         real = render.render_record
 
-        def counted(shown: Any, options: Any) -> Any:
+        def counted(shown: Any, options: Any, context: Any = None) -> Any:
             wrapped.append(shown.sequence)
-            return real(shown, options)
+            return real(shown, options, context)
 
         monkeypatch.setattr(rawlog, "render_record", counted)
         view._wrapped.clear()  # as for a page never seen

@@ -61,7 +61,8 @@ def test_the_served_page_shows_the_app_answers_keys_and_keeps_hostile_text_liter
 ) -> None:
     store = served_store(tmp_path)
     before = (hashlib.sha256(store.read_bytes()).hexdigest(), listing(store.parent))
-    with serving(store, "--no-index") as url, chromium(tmp_path / "profile") as driver:
+    # Tall enough that the hostile #3 shows under the two system rows (their headers wrap in the pane).
+    with serving(store, "--no-index") as url, chromium(tmp_path / "profile", (1400, 1100)) as driver:
         driver.get(url)
         screen = wait_for(lambda: "RAW LOG" in screen_text(driver) and screen_text(driver), 45, "the Raw Log")
         screen = wait_for(lambda: "clear␛[2J link" in screen_text(driver) and screen_text(driver), 15, "the page")

@@ -220,9 +220,9 @@ async def test_following_wraps_only_the_new_rows(tmp_path: Path, monkeypatch: An
         wrapped: list[int] = []
         real = render.render_record
 
-        def counted(record: Any, options: Any) -> Any:
+        def counted(record: Any, options: Any, context: Any = None) -> Any:
             wrapped.append(record.sequence)
-            return real(record, options)
+            return real(record, options, context)
 
         monkeypatch.setattr(rawlog, "render_record", counted)
         for index in range(3):

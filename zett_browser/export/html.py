@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from .. import __version__
+from ..model.outcomes import Outcome
 from ..storage.export_rows import record_of
 from ..text import clean
 from .redact import Redactor
-from .segments import ExportChoices, Segment, render_record
+from .segments import ExportChoices, RecordContexts, Segment, render_record
 from .walk import SessionHead
 
 STYLE = """
@@ -36,11 +37,15 @@ article h3,article h4,article h5,article h6{font-size:1em;margin:.4em 0}
 .prose{white-space:pre-wrap;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.5rem;border-radius:6px;margin:.3rem 0}
 details{margin:.3rem 0}summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:.9em}
-.failed summary{color:#cf222e}.line{color:#59636e;font-size:.9em;white-space:pre-wrap}
+.failed summary{color:#cf222e}.skipped summary,.cancelled summary{color:#8250df;font-style:italic}
+.interrupted summary{color:#9a6700;font-weight:bold}.aborted summary{color:#0550ae;font-weight:bold}
+.line{color:#59636e;font-size:.9em;white-space:pre-wrap}
 .problem{color:#cf222e}
 @media (prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}pre{background:#161b22}
 .facts,.line{color:#9198a1}article{border-color:#30363d}}
 """
+#: Result classes (CSS above): one per outcome but ok, so a skipped call never reads as failed.
+_OUTCOMES = frozenset(outcome.value for outcome in Outcome if outcome is not Outcome.OK)
 _HEAD = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -67,6 +72,7 @@ class HtmlWriter:
         self.out = out
         self.choices = choices
         self.redact = redactor
+        self.contexts = RecordContexts()
         self.started = False
 
     def _text(self, value: object) -> str:
@@ -103,7 +109,9 @@ class HtmlWriter:
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
         record = record_of(row)
-        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact)
+        parts, segments = render_record(
+            record, self.choices, head.compacted_through, self.redact, self.contexts.next(record)
+        )
         kind = next((role[5:] for _text, role in parts if role.startswith("kind.")), "unknown")
         level = min(3 + head.depth, 6)
         title = html.escape(" · ".join(text for text, _role in parts), quote=True)
@@ -124,7 +132,8 @@ class HtmlWriter:
         summary = html.escape(segment.summary, quote=True)
         if segment.omitted:
             return f'<div class="line">{summary} (output left out)</div>\n'
-        css = ' class="failed"' if segment.role == "tool.result.failed" else ""
+        outcome = segment.role.removeprefix("tool.result.")  # the exporter's own words: ok, failed, skipped…
+        css = f' class="{outcome}"' if outcome in _OUTCOMES else ""
         return f"<details{css}><summary>{summary}</summary><pre>{body}</pre></details>\n"
 
     def end_session(self, head: SessionHead) -> None:

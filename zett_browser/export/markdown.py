@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from ..storage.export_rows import record_of
 from ..text import clean
 from .redact import Redactor
-from .segments import ExportChoices, Segment, render_record
+from .segments import ExportChoices, RecordContexts, Segment, render_record
 from .walk import SessionHead
 
 #: Characters with a meaning anywhere in a line (GitHub Flavored Markdown, plus $ for math).
@@ -77,6 +77,7 @@ class MarkdownWriter:
         self.out = out
         self.choices = choices
         self.redact = redactor
+        self.contexts = RecordContexts()
 
     def _write(self, text: str) -> None:
         self.out.write(text)
@@ -110,7 +111,9 @@ class MarkdownWriter:
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
         record = record_of(row)
-        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact)
+        parts, segments = render_record(
+            record, self.choices, head.compacted_through, self.redact, self.contexts.next(record)
+        )
         level = "#" * min(3 + head.depth, 6)
         self._write(f"{level} {literal(' · '.join(text for text, _role in parts))}\n\n")
         for segment in segments:

@@ -12,13 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..model import RawMessageRecord
+from ..model import AssistantMessage, RawMessageRecord
+from ..model.outcomes import Outcome
+from ..views.attributes import offered_tools
 from ..views.formatting import Block, FormatOptions, format_record
+from ..views.requests import RequestContext, RequestTracker
 
 #: Roles that continue a tool call's group, a tool result's group and the reasoning.
 _CALL_PARTS = frozenset({"tool.arguments", "error"})
 _RESULT_PARTS = frozenset({"body", "image", "note"})
-_RESULT_HEADS = frozenset({"tool.result.ok", "tool.result.failed"})
+#: Every result head: ``tool.result.ok``, ``.failed``, ``.skipped``, ``.cancelled``…
+RESULT_HEADS = frozenset(f"tool.result.{outcome.value}" for outcome in Outcome)
 #: Bodies shown preformatted (their line structure matters; they are not prose).
 CODE_ROLES = frozenset({"body", "body.system", "body.agent", "body.unreadable", "tool.arguments", "reasoning"})
 
@@ -83,7 +87,7 @@ def segments(blocks: list[Block], choices: ExportChoices, scrub: Callable[[str],
             continue
         if role == "tool.call":
             current = Segment("call", role, summary=text)
-        elif role in _RESULT_HEADS:
+        elif role in RESULT_HEADS:
             current = Segment("result", role, summary=text, omitted=not choices.tool_results)
         elif role == "reasoning.marker":
             current = Segment("reasoning", role, summary="reasoning", omitted=not choices.reasoning)
@@ -95,11 +99,36 @@ def segments(blocks: list[Block], choices: ExportChoices, scrub: Callable[[str],
     return [segment for segment in found if not (segment.kind == "reasoning" and segment.omitted)]
 
 
+class RecordContexts:
+    """The request context of each record of an export's walk, in walk order, per session:
+    request starts, steering, repeats of a system row (counted: the walk starts at #1), what
+    changed in the offered tools. One last record per session is kept."""
+
+    def __init__(self) -> None:
+        self._tracker = RequestTracker()
+        self._last: dict[str, tuple[RawMessageRecord, tuple[str, ...] | None]] = {}
+
+    def next(self, record: RawMessageRecord) -> RequestContext:
+        """The context of ``record``, the walk's next row."""
+        previous, tools = self._last.get(record.session_id, (None, None))
+        follows = record.sequence == 1 if previous is None else record.sequence == previous.sequence + 1
+        context = self._tracker.contexts([record], contiguous=follows, previous=previous, previous_tools=tools)[0]
+        if isinstance(record.message, AssistantMessage):
+            offered = offered_tools(record.message)
+            tools = tools if offered is None else offered
+        self._last[record.session_id] = (record, tools)
+        return context
+
+
 def render_record(
-    record: RawMessageRecord, choices: ExportChoices, compacted_through: int, scrub: Callable[[str], str]
+    record: RawMessageRecord,
+    choices: ExportChoices,
+    compacted_through: int,
+    scrub: Callable[[str], str],
+    context: RequestContext | None = None,
 ) -> tuple[list[tuple[str, str]], list[Segment]]:
     """A record's heading parts and segments, from the one formatter (whole, untruncated)."""
     blocks = format_record(
-        record, FormatOptions(show_reasoning=True, show_all=True, compacted_through=compacted_through)
+        record, FormatOptions(show_reasoning=True, show_all=True, compacted_through=compacted_through), context
     )
     return [(scrub(text), role) for text, role in heading(blocks, choices)], segments(blocks, choices, scrub)

@@ -235,6 +235,7 @@ class SessionPane:
             empty_text="This session has no messages." if not state.count else "No messages here.",
             preface=preface,
             snapshots=state.snapshots,
+            contiguous=not state.model_view,
         )
         self.show_status(records)
         self._page_shown(records)

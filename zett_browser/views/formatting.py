@@ -9,15 +9,19 @@ through :func:`zett_browser.text.clean` once a span holds it.
 Roles are names, not styles: ``sequence``, ``kind.<kind>``, ``timestamp``, ``usage``,
 ``compacted``, ``problem``, ``body`` (plain text), ``body.system``, ``body.agent``,
 ``body.unreadable``, ``reasoning.marker``, ``reasoning``, ``tool.call``, ``tool.name``,
-``tool.arguments``, ``tool.result.ok``, ``tool.result.failed``, ``tool.result.name``,
+``tool.arguments``, ``tool.result.<outcome>`` (``ok``, ``failed``, ``skipped``, ``cancelled``,
+``interrupted``, ``aborted``: see :mod:`zett_browser.model.outcomes`), ``tool.result.name``,
 ``id``, ``error``, ``model``, ``image``, ``metadata``, ``tags``, ``note``,
-``summary.title``.
+``summary.title``; what the runtime writes about a request: ``request``, ``repeat``,
+``pass``, ``steering``, ``stop.detail``, ``attribute``, ``attribute.badge``,
+``attribute.change``, ``attribute.typed`` (:mod:`.attributes`), ``server.call``,
+``server.name``, ``server.result``, ``server.item``, ``server.other`` (:mod:`.servertools`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -28,14 +32,19 @@ from ..model import (
     ImageContent,
     RawMessageRecord,
     SnapshotInfo,
+    StopInfo,
     SystemMessage,
     TextContent,
     ToolMessage,
     UnreadableMessage,
     UserMessage,
 )
+from ..model.outcomes import tool_outcome
 from ..text import clean
+from .attributes import attribute_blocks, badges, compact_json, one_line, trace_blocks
 from .blocks import HUGE, PREVIEW, Block, FormatOptions, Span, block, bounded, human_duration, human_size
+from .requests import RequestContext
+from .servertools import server_tool_blocks
 from .tools import call_blocks, result_blocks
 
 __all__ = [
@@ -43,6 +52,7 @@ __all__ = [
     "KINDS",
     "PREVIEW",
     "Block",
+    "RequestContext",
     "FormatOptions",
     "Span",
     "body_size",
@@ -56,6 +66,7 @@ __all__ = [
     "kind_name",
     "looks_like_markdown",
     "relative_time",
+    "short_request",
     "summary_blocks",
     "usage_line",
 ]
@@ -163,8 +174,12 @@ def _content(content: Any, options: FormatOptions, *, prose: bool) -> list[Block
     return blocks
 
 
-def header(record: RawMessageRecord, options: FormatOptions) -> Block:
-    """``#12 assistant  2026-01-02 03:04:05  840 ms · in 1,200 out 80``."""
+def header(record: RawMessageRecord, options: FormatOptions, context: RequestContext | None = None) -> Block:
+    """``#12 assistant  2026-01-02 03:04:05  840 ms · in 1,200 out 80``.
+
+    With a ``context``: ``same as #2 · repeat 4`` on a repeated system row, ``req …3b4f0a1c``
+    where a request starts.
+    """
     kind = kind_name(record)
     spans = [Span(f"#{record.sequence} ", "sequence"), Span(kind, f"kind.{kind}")]
     spans.append(Span(f"  {record.started_at:%Y-%m-%d %H:%M:%S}", "timestamp"))
@@ -175,7 +190,22 @@ def header(record: RawMessageRecord, options: FormatOptions) -> Block:
         spans.append(Span("  [compacted]", "compacted"))
     if not record.message.include_in_messages and not isinstance(record.message, UnreadableMessage):
         spans.append(Span("  [not replayed]", "compacted"))  # include_in_messages false: load() skips it
+    if context is not None and context.same_as is not None:
+        repeat = f" · repeat {context.repeat}" if context.repeat else ""
+        spans.append(Span(f"  same as #{context.same_as}{repeat}", "repeat"))
+    if context is not None and context.request_start and record.request_id:
+        spans.append(Span(f"  req {short_request(record.request_id)}", "request"))
+    if not isinstance(record.message, UnreadableMessage):
+        spans.extend(badges(record.message.attributes))
     return Block(tuple(spans))
+
+
+def short_request(request_id: str) -> str:
+    """A request id to tell requests apart: a UUID's last 8 digits (UUIDv7s share their
+    first 8 for about a minute), any other id as it is (cut at 16 characters)."""
+    if len(request_id) == 36 and request_id.count("-") == 4:
+        return "…" + clean(request_id[-8:])
+    return one_line(request_id, 16)
 
 
 def _system(message: SystemMessage, options: FormatOptions) -> list[Block]:
@@ -184,6 +214,30 @@ def _system(message: SystemMessage, options: FormatOptions) -> list[Block]:
 
 def _agent(message: AgentMessage, options: FormatOptions) -> list[Block]:
     return bounded(message.content, options, "body.agent")
+
+
+def _stop(stop: StopInfo) -> list[Block]:
+    """``⚠ stopped: refusal (cyber): …`` and what else the stop holds: withheld calls, the
+    recommended model, the provider's raw reason, an error (bounded)."""
+    described = stop.describe()
+    blocks = [block(one_line("⚠ stopped: " + described, 600), "problem")]
+    details: list[str] = []
+    detail = stop.detail if isinstance(stop.detail, Mapping) else {}
+    withheld = detail.get("withheld_tool_calls")
+    if isinstance(withheld, list) and withheld:
+        details.append("withheld calls: " + ", ".join(str(name) for name in withheld[:20]))
+    if stop.recommended_model:
+        details.append(f"recommended model: {stop.recommended_model}")
+    if stop.raw and stop.raw not in described:
+        details.append(f"raw stop reason: {stop.raw}")
+    if "error" in detail:
+        error = detail["error"]
+        details.append("error: " + (error if isinstance(error, str) else compact_json(error, 300)))
+    rest = {key: value for key, value in detail.items() if key not in ("withheld_tool_calls", "error")}
+    if rest:
+        details.append("detail " + compact_json(rest, 300))
+    blocks.extend(block("  " + one_line(line, 400), "stop.detail") for line in details)
+    return blocks
 
 
 def _assistant(message: AssistantMessage, options: FormatOptions) -> list[Block]:
@@ -195,6 +249,7 @@ def _assistant(message: AssistantMessage, options: FormatOptions) -> list[Block]
         else:
             count = len(message.reasoning)
             blocks.append(block(f"▸ reasoning ({count:,} chars, press r)", "reasoning.marker"))
+    blocks.extend(server_tool_blocks(message.replay_blocks, options))
     if message.content:
         blocks.extend(bounded(message.content, options, prose=True))
     for call in message.tool_calls:
@@ -209,15 +264,14 @@ def _assistant(message: AssistantMessage, options: FormatOptions) -> list[Block]
         if call.error:
             blocks.append(block(clean("arguments could not be decoded: " + call.error), "error"))
     if message.stop is not None and not message.stop.ok:
-        blocks.append(block(clean("⚠ stopped: " + message.stop.describe()), "problem"))
-    if message.provider or message.model:
-        blocks.append(block(clean(f"{message.provider or ''} {message.model or ''}".strip()), "model"))
+        blocks.extend(_stop(message.stop))
     return blocks
 
 
 def _tool(message: ToolMessage, options: FormatOptions) -> list[Block]:
-    role = "tool.result.ok" if message.success else "tool.result.failed"
-    mark = "✓" if message.success else "✗ failed"
+    outcome = tool_outcome(message.success, message.content)
+    role = f"tool.result.{outcome.value}"
+    mark = outcome.label
     spans = (
         Span("← result ", role),
         Span(mark + " ", role),
@@ -248,19 +302,40 @@ def _json_line(label: str, value: Any, role: str, options: FormatOptions) -> lis
     return bounded(label + " " + json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr), options, role)
 
 
-def format_record(record: RawMessageRecord, options: FormatOptions | None = None) -> list[Block]:
-    """Header, problems, body and details of one record."""
+def format_record(
+    record: RawMessageRecord, options: FormatOptions | None = None, context: RequestContext | None = None
+) -> list[Block]:
+    """Header, problems, body and details of one record.
+
+    ``context`` (from :class:`~zett_browser.views.requests.RequestTracker`) adds what the
+    rows around it tell: the request start, a steering message, a pass without input, what
+    changed in the offered tools, and it collapses a repeated system row to its header
+    (unless ``show_all`` or ``show_reasoning``).
+    """
     options = options or FormatOptions()
-    blocks = [header(record, options)]
+    blocks = [header(record, options, context)]
     message = record.message
     blocks.extend(block("✗ " + clean(problem), "problem") for problem in record.problems)
     if isinstance(message, UnreadableMessage):
         blocks.extend(bounded(message.raw_json, options, "body.unreadable"))
         return blocks
+    if context is not None and context.pass_without_input:
+        blocks.append(block("pass without input: resume check / compact()", "pass"))
+    if context is not None and context.steering:
+        blocks.append(block("↪ steering: interrupts the turn", "steering"))
+    collapsed = context is not None and context.same_as is not None
+    if collapsed and not (options.show_all or options.show_reasoning):
+        return blocks
+    blocks.extend(attribute_blocks(message, options))
     for cls, body in _BODIES:
         if isinstance(message, cls):
             blocks.extend(body(message, options))
             break
+    if isinstance(message, AssistantMessage):
+        previous = context.previous_tools if context is not None else None
+        blocks.extend(trace_blocks(message, options, previous))
+        if message.provider or message.model:
+            blocks.append(block(clean(f"{message.provider or ''} {message.model or ''}".strip()), "model"))
     if record.metadata:
         blocks.extend(_json_line("metadata", record.metadata, "metadata", options))
     if record.tags:
@@ -269,8 +344,11 @@ def format_record(record: RawMessageRecord, options: FormatOptions | None = None
 
 
 def full_text(record: RawMessageRecord) -> str:
-    """Everything of a record as one plain (cleaned) string: the detail view, export."""
-    return join(format_record(record, FormatOptions(show_reasoning=True, show_all=True)))
+    """Everything of a record as one plain (cleaned) string (the detail view), with its request."""
+    blocks = format_record(record, FormatOptions(show_reasoning=True, show_all=True))
+    if record.request_id:
+        blocks.insert(1, block("request " + one_line(record.request_id, 200), "request"))
+    return join(blocks)
 
 
 def join(blocks: Iterable[Block]) -> str:

@@ -24,6 +24,7 @@ from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model import RawMessageRecord
+from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
 from .linestyle import LineView
 from .render import RenderOptions, render_record, style_of
@@ -55,11 +56,15 @@ class _Wrapped:
     shape: tuple[int, bool, bool]
     cards: Sequence[Text]
     strips: tuple[Strip, ...]
+    context: RequestContext | None = None
 
-    def fits(self, record: RawMessageRecord, shape: tuple[int, bool, bool], cards: Sequence[Text]) -> bool:
-        """The lines show ``record`` this way: the same row, shape and cards."""
+    def fits(
+        self, record: RawMessageRecord, shape: tuple[int, bool, bool], cards: Sequence[Text], context: object
+    ) -> bool:
+        """The lines show ``record`` this way: the same row, shape, context and cards."""
         return (
             self.shape == shape
+            and self.context == context
             and self.record == record
             and self.record.problems == record.problems
             and len(self.cards) == len(cards)
@@ -142,6 +147,9 @@ class RawLogView(LineView, can_focus=True):
         #: on the page: a page shown again (a followed session's new rows, cards added)
         #: wraps only the records that are new or changed.
         self._wrapped: dict[tuple[str, int], _Wrapped] = {}
+        #: What the rows around each record tell (request starts, repeated system rows…).
+        self.tracker = RequestTracker()
+        self.contexts: list[RequestContext] = []
 
     def show_page(
         self,
@@ -153,13 +161,16 @@ class RawLogView(LineView, can_focus=True):
         empty_text: str = "No messages.",
         preface: Sequence[Text] = (),
         snapshots: Sequence[Version] = (),
+        contiguous: bool = False,
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
 
         ``preface`` (already safe text) is shown above the first record, never selected:
-        the model view's summary.
+        the model view's summary. ``contiguous``: the page holds every row of its range (the
+        Raw Log, not the filtered model view), so repeated system rows can be counted.
         """
         self.records = list(records)
+        self.contexts = self.tracker.contexts(self.records, contiguous=contiguous)
         self.preface = list(preface)
         self.cards = {}
         self.boundaries = dict(boundaries or {})
@@ -271,15 +282,16 @@ class RawLogView(LineView, can_focus=True):
         cards = self.cards.get(record.sequence, ())
         key = (record.session_id, record.sequence)
         wrapped = self._wrapped.get(key)
-        if wrapped is None or not wrapped.fits(record, shape, cards):
+        context = self.contexts[position] if position < len(self.contexts) else None
+        if wrapped is None or not wrapped.fits(record, shape, cards, context):
             options = console.options.update_width(width - 1)
             render = RenderOptions(show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through)
             strips = tuple(
                 Strip(segments)
-                for text in [*render_record(record, render), *cards]
+                for text in [*render_record(record, render, context), *cards]
                 for segments in console.render_lines(text, options, pad=False)
             )
-            wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips)
+            wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips, context)
         lines = [*wrapped.strips, _BLANK]
         owner = [position] * len(lines)
         marker = self.boundaries.get(record.sequence)

@@ -19,6 +19,7 @@ from ..views.formatting import (
     PREVIEW,
     Block,
     FormatOptions,
+    RequestContext,
     body_size,
     format_record,
     full_text,
@@ -79,6 +80,11 @@ ROLE_STYLE: dict[str, str] = {
     "tool.arguments": "{text-warning}",
     "tool.result.ok": "{text-success}",
     "tool.result.failed": "bold {text-error}",
+    # Not failures (model/outcomes.py): decisions and accidents around a call, never the error red.
+    "tool.result.skipped": "italic {text-secondary}",
+    "tool.result.cancelled": "italic {text-warning}",
+    "tool.result.interrupted": "bold {text-warning}",
+    "tool.result.aborted": "bold {text-accent}",
     "tool.result.name": "bold",
     "id": "dim",
     "error": "{text-error}",
@@ -88,6 +94,20 @@ ROLE_STYLE: dict[str, str] = {
     "tags": "dim {text-accent}",
     "note": "bold reverse",
     "summary.title": "bold",
+    "request": "dim {text-secondary}",
+    "repeat": "italic dim",
+    "pass": "italic {text-warning}",
+    "steering": "bold {text-accent}",
+    "stop.detail": "{text-error}",
+    "attribute": "dim",
+    "attribute.badge": "italic {text-accent}",
+    "attribute.change": "dim {text-accent}",
+    "attribute.typed": "{text-primary}",
+    "server.call": "{text-warning}",
+    "server.name": "bold {text-warning}",
+    "server.result": "{text-success}",
+    "server.item": "dim",
+    "server.other": "dim italic",
     "boundary": "bold {text-warning}",
     "agent": "{text-accent}",
     "children": "{text-secondary}",
@@ -177,6 +197,8 @@ def render_blocks(blocks: Iterable[Block], *, markdown: bool = True) -> list[Ren
     return [_prose(block) if markdown and block.prose else block_text(block) for block in blocks]
 
 
-def render_record(record: RawMessageRecord, options: RenderOptions) -> list[RenderableType]:
+def render_record(
+    record: RawMessageRecord, options: RenderOptions, context: RequestContext | None = None
+) -> list[RenderableType]:
     """Header, body and details of one record, as lines of Text (or Markdown) to wrap."""
-    return render_blocks(format_record(record, options), markdown=options.markdown)
+    return render_blocks(format_record(record, options, context), markdown=options.markdown)
