@@ -5,7 +5,11 @@ only (the same calls zett-agent's persistence makes), a store that looks like re
 work: several root conversations, subagents delegated two levels deep through a ``task``
 tool, tool calls with results (one failing), reasoning, an image, request metadata and
 tags, token usage and timing, one long session compacted several times, and a session
-still in progress. zett-agent 0.2.1 reads it (see the compatibility tests).
+still in progress. Five older, untitled sessions (:mod:`.runtime_sessions`) hold what
+zett-agent 0.2.1's extensions write: background tasks and their subagents, request traces,
+server-side web search, ask-user, plan mode, todos, steering, an aborted command, a cancelled
+request, an MCP call and a resumed max-output stop. zett-agent 0.2.1 reads it all (see the
+compatibility tests).
 """
 
 from __future__ import annotations
@@ -101,8 +105,11 @@ class Conversation:
         calls: tuple[ToolCall, ...] = (),
         seconds: float = 3.2,
         stop: StopInfo | None = None,
+        attributes: dict[str, Any] | None = None,
+        replay_blocks: tuple[dict[str, Any], ...] = (),
+        output_tokens: int | None = None,
     ) -> int:
-        out_tokens = max(12, len(text) // 4 + len(reasoning or "") // 4 + 30 * len(calls))
+        out_tokens = output_tokens or max(12, len(text) // 4 + len(reasoning or "") // 4 + 30 * len(calls))
         reasoning_tokens = len(reasoning or "") // 4
         self.context_tokens += out_tokens + 40
         usage = ModelUsage(
@@ -126,7 +133,14 @@ class Conversation:
             content_duration_ns=int((seconds - 0.3 - think) * 1e9) if text else None,
         )
         message = AssistantMessage(
-            content=text, reasoning=reasoning, tool_calls=calls, provider=MODEL[0], model=MODEL[1], stop=stop
+            content=text,
+            reasoning=reasoning,
+            tool_calls=calls,
+            provider=MODEL[0],
+            model=MODEL[1],
+            stop=stop,
+            attributes=attributes or {},
+            replay_blocks=replay_blocks,
         )
         self.clock = start + timedelta(seconds=seconds)
         return await self._append(message, usage=usage, timing=timing)
@@ -348,6 +362,10 @@ async def build_demo_store(path: Path | str, *, now: datetime | None = None) -> 
     NOW[0] = base
     storage = SQLiteSessionStorage(target, clock=lambda: NOW[0])
     try:
+        # The runtime's extensions, the week before: older than every other root, so they list last.
+        from .runtime_sessions import write_runtime_sessions
+
+        await write_runtime_sessions(storage, base - timedelta(days=3))
         await _small_sessions(storage, base)
         await _long_compacted_session(storage, base + timedelta(hours=6))
         await _screenshot_session(storage, base + timedelta(hours=20))
