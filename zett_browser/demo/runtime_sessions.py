@@ -34,10 +34,21 @@ from .runtime import (
     task_info,
 )
 from .runtime_work import implementation, plan_mode, runbook_and_stock, web_research
-from .store import _sid
 
 TASK_TOOLS = ("task_start", "task_list", "task_status", "task_output", "task_cancel", "task")
-AUDIT, RESEARCH, PLAN, IMPLEMENT, RUNBOOK = (_sid(n) for n in (9, 10, 11, 12, 13))
+#: Fixed UUIDv7-shaped ids, as the runtime makes them (48-bit millisecond time first): the
+#: shortened ids the tree shows for these untitled sessions differ, as they would in a real store.
+AUDIT = "01a22206-ca00-77dd-a51b-bda9c41bb364"
+RESEARCH = "01a22274-a700-7dd7-811f-b60b05928ff8"
+PLAN = "01a222e2-8400-70ff-9540-3106fefdaa7a"
+IMPLEMENT = "01a22350-6100-7669-b45c-3bb842af9238"
+RUNBOOK = "01a22651-6c00-7fa0-9430-86352000c3dd"
+CHILD_IDS = (
+    "01a22206-de50-71f9-b603-db53bfad5c92",
+    "01a22206-de64-70f6-97ba-98e6a0f42651",
+    "01a22206-de78-75dd-a7f7-fb9c529cb282",
+    "01a22206-de8c-711e-a5e9-af3eec0dc5af",
+)
 #: The four background tasks: id, subagent type, description, prompt, child session.
 TASKS = (
     (
@@ -46,14 +57,14 @@ TASKS = (
         "Audit auth",
         "List every authentication entry point of the checkout service with file paths, and say how "
         "each one checks the session.",
-        _sid(14),
+        CHILD_IDS[0],
     ),
     (
         "task-2",
         "explore",
         "Survey slow queries",
         "Survey every SQL query the checkout path runs and flag the ones no index covers.",
-        _sid(15),
+        CHILD_IDS[1],
     ),
     (
         "task-3",
@@ -61,14 +72,14 @@ TASKS = (
         "Weigh caching",
         "Compare a Redis cache with Postgres materialized views for the price lookups at checkout "
         "under 20x normal traffic; recommend one.",
-        _sid(16),
+        CHILD_IDS[2],
     ),
     (
         "task-4",
         "explore",
         "Check search index",
         "Check that the product search index agrees with the products table.",
-        _sid(17),
+        CHILD_IDS[3],
     ),
 )
 AUTH_REPORT = (
@@ -105,12 +116,12 @@ async def _audit(storage: SQLiteSessionStorage, start: datetime) -> None:
         await chat.result(call, task_info(task_id, kind, description, "running", child, 0.0, note=RUNNING_NOTE))
     wait = chat.call("task_output", task_id="task-1", wait_seconds=60)
     await chat.step("The auth audit gates the rest; waiting for it first.", calls=(wait,))
-    auth = task_info("task-1", "explore", "Audit auth", "completed", _sid(14), 15.4, content=AUTH_REPORT)
+    auth = task_info("task-1", "explore", "Audit auth", "completed", CHILD_IDS[0], 15.4, content=AUTH_REPORT)
     await chat.result(wait, auth, seconds=11.5)
     await chat.notice(f"Background task task-4 (explore: Check search index) failed: {INDEX_ERROR}.")
     status = chat.call("task_status", task_id="task-2")
     await chat.step("The index check failed before it started. How far is the query survey?", calls=(status,))
-    survey = task_info("task-2", "explore", "Survey slow queries", "running", _sid(15), 19.1, note=RUNNING_NOTE)
+    survey = task_info("task-2", "explore", "Survey slow queries", "running", CHILD_IDS[1], 19.1, note=RUNNING_NOTE)
     await chat.result(status, survey)
     cancel = chat.call("task_cancel", task_id="task-2")
     await chat.step(
@@ -118,16 +129,16 @@ async def _audit(storage: SQLiteSessionStorage, start: datetime) -> None:
         "so I'm stopping it.",
         calls=(cancel,),
     )
-    await chat.result(cancel, task_info("task-2", "explore", "Survey slow queries", "cancelled", _sid(15), 22.8))
+    await chat.result(cancel, task_info("task-2", "explore", "Survey slow queries", "cancelled", CHILD_IDS[1], 22.8))
     listing = chat.call("task_list")
     await chat.step(calls=(listing,))
     await chat.result(
         listing,
         [
             {**auth, "content": None, "note": FINISHED_NOTE},
-            task_info("task-2", "explore", "Survey slow queries", "cancelled", _sid(15), 22.8),
-            task_info("task-3", "reasoning", "Weigh caching", "running", _sid(16), 26.5, note=RUNNING_NOTE),
-            task_info("task-4", "explore", "Check search index", "failed", _sid(17), 1.3, error=INDEX_ERROR)
+            task_info("task-2", "explore", "Survey slow queries", "cancelled", CHILD_IDS[1], 22.8),
+            task_info("task-3", "reasoning", "Weigh caching", "running", CHILD_IDS[2], 26.5, note=RUNNING_NOTE),
+            task_info("task-4", "explore", "Check search index", "failed", CHILD_IDS[3], 1.3, error=INDEX_ERROR)
             | {"note": FAILED_NOTE},
         ],
     )

@@ -259,7 +259,7 @@ async def runbook_and_stock(storage: SQLiteSessionStorage, session_id: str, star
     await chat.request()
     await chat.user("Write the Black Friday runbook for the on-call engineer.")
     cut = StopInfo(reason=StopReason.MAX_OUTPUT, raw="max_tokens")
-    await chat.step(RUNBOOK, stop=cut, output_tokens=4096, seconds=38.0)
+    await chat.step(RUNBOOK, stop=cut, output_tokens=300, seconds=9.0)
     await chat.request()  # resume_point(), documented as writing nothing, appends the system rows
     await chat.request()  # and so does resume()
     await chat.notice(RESUME_CONTINUE, resume="continue_response")
