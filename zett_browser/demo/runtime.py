@@ -1,6 +1,6 @@
 """Provides the writer of the demo's runtime sessions: rows shaped exactly as zett-agent 0.2.1 writes them.
 
-:class:`RuntimeConversation` is the demo's :class:`~zett_browser.demo.store.Conversation` plus
+:class:`RuntimeConversation` is the demo's :class:`~zett_browser.demo.conversation.Conversation` plus
 the conventions of the real runtime's extensions, as ``tests/realstore/CENSUS.md`` records them:
 untitled sessions with no agent name, the system prompt and its ``# Tool snippets`` /
 ``# Tool guidelines`` row appended again at every request (``attributes.tool_guidelines``), a
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import AgentMessage, SystemMessage, ToolCall
-from .store import SYSTEM_PROMPT, Conversation
+from .conversation import SYSTEM_PROMPT, Conversation
 
 SHAPES_PATH = Path(__file__).with_name("runtime_shapes.json")
 #: The working directory the demo's subagents report in their filesystem row.
