@@ -30,7 +30,7 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("model-view", {"session": MIGRATION}, ("m",), WIDE),
     ("tool-calls", {"session": DASHBOARD}, ("down", "down", "r"), WIDE),
     ("narrow", {"session": RESEARCH}, (), NARROW),
-    ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff"}, (), WIDE),
+    ("search", {"session": REFACTOR, "index": True, "search": "retry OR backoff -kind:system"}, (), WIDE),
     ("export", {"session": RESEARCH}, ("e",), WIDE),
     ("time-travel", {"session": MIGRATION, "seq": 18}, ("x",), WIDE),
     ("ledger", {"session": MIGRATION}, ("L",), WIDE),

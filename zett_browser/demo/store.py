@@ -5,35 +5,31 @@ only (the same calls zett-agent's persistence makes), a store that looks like re
 work: several root conversations, subagents delegated two levels deep through a ``task``
 tool, tool calls with results (one failing), reasoning, an image, request metadata and
 tags, token usage and timing, one long session compacted several times, and a session
-still in progress. zett-agent 0.2.1 reads it (see the compatibility tests).
+still in progress. Five older, untitled sessions (:mod:`.runtime_sessions`) hold what
+zett-agent 0.2.1's extensions write: background tasks and their subagents, request traces,
+server-side web search, ask-user, plan mode, todos, steering, an aborted command, a cancelled
+request, an MCP call and a resumed max-output stop. zett-agent 0.2.1 reads it all (see the
+compatibility tests).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from ..model import (
-    AgentMessage,
-    AssistantMessage,
     CompactedMessage,
     ImageBytesSource,
     ImageContent,
-    MessageTiming,
-    ModelUsage,
     StopInfo,
     StopReason,
-    SystemMessage,
     TextContent,
     ToolCall,
-    ToolMessage,
-    UserMessage,
 )
 from ..storage import SQLiteSessionStorage
 from ..text import clean
+from .conversation import NOW, Conversation, demo_id
 
 #: A 1×1 PNG, small but real.
 PIXEL_PNG = bytes.fromhex(
@@ -41,112 +37,13 @@ PIXEL_PNG = bytes.fromhex(
     "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a5f6"
     "03c50000000049454e44ae426082"
 )
-SYSTEM_PROMPT = "You are a careful software engineer. Prefer small, verified steps."
-#: A model the bundled price table knows, so the demo shows costs (tokens are scripted).
-MODEL = ("anthropic", "claude-sonnet-4-5")
-#: The time the demo storage stamps on rows; conversations move it forward as they write.
-NOW: list[datetime] = [datetime(2026, 1, 1, tzinfo=UTC)]
-
-
-@dataclass
-class Conversation:
-    """Writes one session's messages with plausible timing and usage."""
-
-    storage: SQLiteSessionStorage
-    session_id: str
-    clock: datetime
-    parent_session_id: str | None = None
-    title: str | None = None
-    agent_name: str | None = None
-    request_id: str = "req-0001"
-    metadata: dict[str, Any] = field(default_factory=dict)
-    tags: dict[str, Any] = field(default_factory=dict)
-    context_tokens: int = 900
-    #: The demo storage's clock: rows are stamped with the conversation's own time.
-    now: list[datetime] = field(default_factory=lambda: NOW)
-
-    async def _append(
-        self, message: Any, *, seconds: float = 0.0, usage: ModelUsage | None = None, timing: Any = None
-    ) -> int:
-        start = self.clock
-        self.clock = start + timedelta(seconds=seconds or 0.4)
-        self.now[0] = self.clock
-        return await self.storage.append(
-            self.session_id,
-            self.request_id,
-            message,
-            timing=timing or MessageTiming(start, start + timedelta(seconds=seconds), int(seconds * 1e9)),
-            parent_session_id=self.parent_session_id,
-            title=self.title,
-            agent_name=self.agent_name,
-            metadata=self.metadata,
-            tags=self.tags,
-            usage=usage,
-        )
-
-    async def system(self, text: str = SYSTEM_PROMPT) -> int:
-        return await self._append(SystemMessage(content=text))
-
-    async def user(self, content: Any) -> int:
-        return await self._append(UserMessage(content=content), seconds=0.0)
-
-    async def agent(self, text: str) -> int:
-        return await self._append(AgentMessage(content=text))
-
-    async def assistant(
-        self,
-        text: str = "",
-        *,
-        reasoning: str | None = None,
-        calls: tuple[ToolCall, ...] = (),
-        seconds: float = 3.2,
-        stop: StopInfo | None = None,
-    ) -> int:
-        out_tokens = max(12, len(text) // 4 + len(reasoning or "") // 4 + 30 * len(calls))
-        reasoning_tokens = len(reasoning or "") // 4
-        self.context_tokens += out_tokens + 40
-        usage = ModelUsage(
-            input_tokens=self.context_tokens,
-            output_tokens=out_tokens + reasoning_tokens,
-            cache_read_tokens=int(self.context_tokens * 0.8),
-            cache_write_tokens=min(self.context_tokens, 120),
-            reasoning_tokens=reasoning_tokens,
-        )
-        start = self.clock
-        think = seconds * 0.4 if reasoning else 0.0
-        timing = MessageTiming(
-            started_at=start,
-            completed_at=start + timedelta(seconds=seconds),
-            duration_ns=int(seconds * 1e9),
-            reasoning_started_at=start + timedelta(seconds=0.3) if reasoning else None,
-            reasoning_completed_at=start + timedelta(seconds=0.3 + think) if reasoning else None,
-            reasoning_duration_ns=int(think * 1e9) if reasoning else None,
-            content_started_at=start + timedelta(seconds=0.3 + think) if text else None,
-            content_completed_at=start + timedelta(seconds=seconds) if text else None,
-            content_duration_ns=int((seconds - 0.3 - think) * 1e9) if text else None,
-        )
-        message = AssistantMessage(
-            content=text, reasoning=reasoning, tool_calls=calls, provider=MODEL[0], model=MODEL[1], stop=stop
-        )
-        self.clock = start + timedelta(seconds=seconds)
-        return await self._append(message, usage=usage, timing=timing)
-
-    async def tool(self, call: ToolCall, result: Any, *, success: bool = True, seconds: float = 0.8) -> int:
-        self.context_tokens += len(str(result)) // 4
-        return await self._append(
-            ToolMessage(tool_call_id=call.id, name=call.name, content=result, success=success), seconds=seconds
-        )
-
-
-def _sid(number: int) -> str:
-    return f"0196d3e0-0000-7000-8000-{number:012d}"
 
 
 async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> None:
     """A root that delegates to a researcher, which delegates again (two levels)."""
     root = Conversation(
         storage,
-        _sid(1),
+        demo_id(1),
         start,
         title="Refactor the payment retry logic",
         agent_name="coder",
@@ -166,7 +63,7 @@ async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> N
     await root.assistant("I'll ask a researcher to survey the other clients first.", calls=(task,))
 
     research = Conversation(
-        storage, _sid(2), root.clock, parent_session_id=_sid(1), agent_name="researcher", request_id="req-0002"
+        storage, demo_id(2), root.clock, parent_session_id=demo_id(1), agent_name="researcher", request_id="req-0002"
     )
     await research.user("Survey backoff strategies used by our other clients.")
     ls = ToolCall("call_ls_1", "list_files", {"path": "clients/"})
@@ -176,7 +73,7 @@ async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> N
     await research.assistant("Ledger looks the most mature; delegating a close read.", calls=(deep,))
 
     reader = Conversation(
-        storage, _sid(3), research.clock, parent_session_id=_sid(2), agent_name="reader", request_id="req-0003"
+        storage, demo_id(3), research.clock, parent_session_id=demo_id(2), agent_name="reader", request_id="req-0003"
     )
     await reader.user("Read clients/ledger.py retries")
     read = ToolCall("call_read_1", "read_file", {"path": "clients/ledger.py", "start_line": 1, "end_line": 60})
@@ -190,15 +87,15 @@ async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> N
         "```python\nbase = min(30.0, 0.5 * 2 ** attempt)\nreturn base * random.uniform(0.5, 1.0)\n```"
     )
     research.clock = reader.clock
-    await research.tool(deep, json.dumps({"session_id": _sid(3), "content": "Capped exponential, full jitter."}))
+    await research.tool(deep, json.dumps({"session_id": demo_id(3), "content": "Capped exponential, full jitter."}))
     await research.assistant("Summary: ledger = capped exponential + jitter; the others retry immediately.")
     root.clock = research.clock
     await root.tool(
         task,
         json.dumps(
             {
-                "session_id": _sid(2),
-                "parent_session_id": _sid(1),
+                "session_id": demo_id(2),
+                "parent_session_id": demo_id(1),
                 "subagent_type": "researcher",
                 "content": "ledger = capped exponential + jitter; the others retry immediately.",
             }
@@ -229,7 +126,7 @@ async def _refactor_session(storage: SQLiteSessionStorage, start: datetime) -> N
 
 async def _screenshot_session(storage: SQLiteSessionStorage, start: datetime) -> None:
     chat = Conversation(
-        storage, _sid(4), start, title="Why is the dashboard blank?", agent_name="support", tags={"channel": "web"}
+        storage, demo_id(4), start, title="Why is the dashboard blank?", agent_name="support", tags={"channel": "web"}
     )
     await chat.system()
     await chat.user(
@@ -258,7 +155,7 @@ async def _long_compacted_session(storage: SQLiteSessionStorage, start: datetime
     """A long migration with several compaction checkpoints (snapshot versions)."""
     chat = Conversation(
         storage,
-        _sid(5),
+        demo_id(5),
         start,
         title="Migrate the orders table to UUID keys",
         agent_name="coder",
@@ -287,7 +184,7 @@ async def _long_compacted_session(storage: SQLiteSessionStorage, start: datetime
             summary = " ".join(f"{name} migrated and verified." for name, _ in steps[: index + 1])
             upcoming = steps[index + 1][0] if index + 1 < len(steps) else "wrap up"
             await storage.snapshot(
-                _sid(5),
+                demo_id(5),
                 CompactedMessage(content=f"Summary of the migration so far: {summary} Next: {upcoming}."),
                 last,
                 version,
@@ -298,7 +195,7 @@ async def _long_compacted_session(storage: SQLiteSessionStorage, start: datetime
 
 
 async def _in_progress_session(storage: SQLiteSessionStorage, start: datetime) -> None:
-    chat = Conversation(storage, _sid(6), start, title="Upgrade to Python 3.13", agent_name="coder")
+    chat = Conversation(storage, demo_id(6), start, title="Upgrade to Python 3.13", agent_name="coder")
     await chat.system()
     await chat.user("Upgrade the service to Python 3.13 and fix what breaks.")
     run = ToolCall("call_bash_9", "bash", {"command": "uv run --python 3.13 pytest -x"})
@@ -307,12 +204,12 @@ async def _in_progress_session(storage: SQLiteSessionStorage, start: datetime) -
 
 
 async def _small_sessions(storage: SQLiteSessionStorage, start: datetime) -> None:
-    quick = Conversation(storage, _sid(7), start, title="Regex for ISO dates", agent_name="helper")
+    quick = Conversation(storage, demo_id(7), start, title="Regex for ISO dates", agent_name="helper")
     await quick.user("Regex for an ISO date like 2026-12-02?")
     await quick.assistant("`^\\d{4}-\\d{2}-\\d{2}$` — it checks the shape, not the calendar.")
     NOW[0] = start + timedelta(minutes=5)
     nightly = await storage.create_session(
-        session_id=_sid(8), title="Nightly dependency audit", agent_name="cron", session_type=2
+        session_id=demo_id(8), title="Nightly dependency audit", agent_name="cron", session_type=2
     )
     cron = Conversation(storage, nightly.session_id, start + timedelta(minutes=5), agent_name="cron")
     await cron.agent("Scheduled run: audit dependencies.")
@@ -348,6 +245,10 @@ async def build_demo_store(path: Path | str, *, now: datetime | None = None) -> 
     NOW[0] = base
     storage = SQLiteSessionStorage(target, clock=lambda: NOW[0])
     try:
+        # The runtime's extensions, the week before: older than every other root, so they list last.
+        from .runtime_sessions import write_runtime_sessions
+
+        await write_runtime_sessions(storage, base - timedelta(days=3))
         await _small_sessions(storage, base)
         await _long_compacted_session(storage, base + timedelta(hours=6))
         await _screenshot_session(storage, base + timedelta(hours=20))
