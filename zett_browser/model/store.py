@@ -79,6 +79,10 @@ class BrowsingStore(Protocol):
         """Labels of the untitled sessions among ``nodes`` (what the parent's task call asked)."""
         ...
 
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        """The rows that tell how each session's last request ended (a session left out: they do not tell)."""
+        ...
+
     async def raw_bounds(self, session_id: str) -> RawLogBounds:
         """First and last sequence and the row count of a Raw Log."""
         ...

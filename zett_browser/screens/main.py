@@ -135,6 +135,8 @@ class MainScreen(FrameHold, Screen[None]):
             roots_page=ROOTS_PAGE,
             children_page=CHILDREN_PAGE,
         )
+        self.poller.changed = self.levels.marks_for
+        self.levels.states_read = self.pane.states_read
 
     def frames_held(self) -> bool:
         # The app holds the first paint until the first page is laid out (ZettBrowserApp.on_mount).

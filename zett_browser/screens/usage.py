@@ -23,7 +23,7 @@ from ..views.delegation import match_results, task_calls, with_result
 from ..views.usage_text import SORT_NAMES, next_sort
 from ..widgets.cards import card
 from ..widgets.rawlog import RawLogView
-from ..widgets.session_tree import NodeData, SessionTree, node_label
+from ..widgets.session_tree import NodeData, SessionTree
 from .calls import find_partner
 from .reads import Services
 
@@ -130,7 +130,7 @@ class UsageLabels:
         for node in _session_nodes(tree):
             data = node.data
             if isinstance(data, SessionNode) and data.session_id in found:
-                node.set_label(node_label(data, now, found[data.session_id]))
+                node.set_label(tree.label_of(data, now))
 
     def relabel_shown(self) -> None:
         """The index grew: the shown sessions' totals may have too."""

@@ -226,6 +226,9 @@ class LazyStore:
             session_id, before_sequence=before_sequence, before_id=before_id, limit=limit
         )
 
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        return await (await self.ready()).last_rows(session_ids)
+
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         return await (await self.ready()).child_labels(parent_id, nodes)
 

@@ -26,7 +26,7 @@ from ..model.records import (
     SnapshotInfo,
 )
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, rawlog, timing
+from . import compaction, context, labels, rawlog, state, timing
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -271,6 +271,13 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.labels.child_labels`.
         """
         return await labels.child_labels(self.reader, parent_id, nodes)
+
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        """The rows that tell how each session's last request ended.
+
+        See :func:`.state.last_rows`.
+        """
+        return await state.last_rows(self.reader, session_ids)
 
 
 __all__ = ["BrowserQueries"]

@@ -12,6 +12,7 @@ from datetime import datetime
 from rich.text import Text
 
 from ..model import SessionCursor, SessionNode
+from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from ..views.usage_text import compact
 from .render import relative_time, style_of
@@ -19,6 +20,17 @@ from .safe import clean, one_line
 
 #: Characters of a session id shown for an untitled session (UUIDv7: the time part).
 ID_PREFIX = 8
+
+
+def short_id(session_id: str) -> str:
+    """An untitled session's id as the tree shows it when nothing better names it.
+
+    UUIDv7 ids of one minute share their first eight characters (the time), so the
+    random tail is shown after them: ``01a245fb…5f524f2d5366`` (cleaned like any store string).
+    """
+    if len(session_id) <= ID_PREFIX + 13:
+        return one_line(session_id, ID_PREFIX + 13)
+    return f"{one_line(session_id[:ID_PREFIX], ID_PREFIX)}…{one_line(session_id[-12:], 12)}"
 
 
 @dataclass
@@ -57,18 +69,23 @@ class TreeFilter:
         return text.append(" (esc clears)", style="dim")
 
 
-def node_label(node: SessionNode, now: datetime, usage: SessionUsage | None = None) -> Text:
+def node_label(
+    node: SessionNode, now: datetime, usage: SessionUsage | None = None, state: SessionState | None = None
+) -> Text:
     """The label of a session: title or short id, agent, counts, type, activity, markers,
-    and with ``usage`` its subtree tokens and cost and a failure mark."""
+    with ``usage`` its subtree tokens and cost and a failure mark, and with ``state`` how its
+    last request ended (only when that is not a plain ending: the tree stays calm)."""
     label = Text()
+    if state is not None and state.badge:
+        # First, where a narrow tree still shows it (a prompt as label is long).
+        label.append(state.badge, style=style_of("problem")).append(" ")
     if node.title:
         label.append(one_line(node.title, 120))
     elif node.label_hint:
         # What the parent asked for: UUIDv7 prefixes of one minute's children are identical.
         label.append(one_line(node.label_hint, 120), style="italic")
     else:
-        # "…" only where something was cut (and the id cleaned like any string from the store).
-        label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
+        label.append(short_id(node.session_id), style="italic")
     if usage is not None and usage.failed:
         label.append(" ✗", style=style_of("problem"))
     if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):
