@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 from tests.realstore.stores import RealStores
 from tests.ui.helpers import SNAP_DIR, frozen_clock, settle
 from zett_browser.app import make_app
+from zett_browser.model import SessionNode
 from zett_browser.model.session_state import StateKind, classify
 from zett_browser.storage import open_store
 from zett_browser.widgets.session_tree import SessionTree
@@ -97,7 +98,7 @@ async def test_tree_badges_and_header(real_stores: RealStores, tmp_path: Path) -
         await settle(pilot)
         tree = app.screen.query_one(SessionTree)
         labels = {
-            node.data.session_id: str(node.label) for node in tree.root.children if hasattr(node.data, "session_id")
+            node.data.session_id: str(node.label) for node in tree.root.children if isinstance(node.data, SessionNode)
         }
         assert "⊘ refused" in labels[CASE.format(9)]
         assert "‖ tools unanswered" in labels[CASE.format(12)]
@@ -121,7 +122,7 @@ async def test_untitled_children_store_labels_from_prompts(real_stores: RealStor
         labels = [str(node.label) for node in tree.orphans.children]
         assert len(labels) == 5, labels
         assert not any(session_id[:8] in label for label in labels for session_id in ids), labels
-        assert any(label.startswith("‖ no answer [slow] Survey every module.") for label in labels)
+        assert any(label.startswith("… awaiting reply [slow] Survey every module.") for label in labels)
         before = labels
         # A filter reads the tree again: the labels stay as they were.
         tree.apply_filter(set(ids), set(ids), "all")

@@ -58,7 +58,7 @@ _WORDS: dict[StateKind, tuple[str, str]] = {
     StateKind.TOOLS_UNANSWERED: ("‖ tools unanswered", "stopped while tools ran: calls have no result"),
     StateKind.RESULTS_UNSEEN: ("‖ results unseen", "the tools finished; the model never saw their results"),
     StateKind.CANCELLED: ("⊘ cancelled", "the request was cancelled while tools ran"),
-    StateKind.WAITING: ("‖ no answer", "the last message was never answered by the model"),
+    StateKind.WAITING: ("… awaiting reply", "the last message has no answer from the model (yet)"),
     StateKind.EMPTY: ("", "no messages yet"),
     StateKind.UNKNOWN: ("", "how the last request ended is not known"),
 }
@@ -82,6 +82,11 @@ class SessionState:
     def badge(self) -> str:
         """Short words for the tree; empty for a plain ending (finished, empty, unknown)."""
         return _WORDS[self.kind][0]
+
+    @property
+    def quiet(self) -> bool:
+        """Whether the ending may just be a request still running (say it, do not alarm)."""
+        return self.kind in (StateKind.WAITING, StateKind.RESULTS_UNSEEN, StateKind.PAUSED)
 
     @property
     def sentence(self) -> str:

@@ -55,7 +55,7 @@ def breadcrumb_text(
         current.append("  parent missing: orphaned", style=style_of("error"))
     if state is not None and state.badge:
         # How its last request ended (the tree's badge), the stop's words after it.
-        current.append(f"  {state.badge}", style=style_of("problem"))
+        current.append(f"  {state.badge}", style="dim" if state.quiet else style_of("problem"))
         if state.detail:
             current.append(f": {clean(state.detail)[:80]}", style="dim")
     hint = Text("   b: back to parent", style="dim italic") if ancestors else Text()

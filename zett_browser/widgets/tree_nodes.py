@@ -78,7 +78,7 @@ def node_label(
     label = Text()
     if state is not None and state.badge:
         # First, where a narrow tree still shows it (a prompt as label is long).
-        label.append(state.badge, style=style_of("problem")).append(" ")
+        label.append(state.badge, style="dim" if state.quiet else style_of("problem")).append(" ")
     if node.title:
         label.append(one_line(node.title, 120))
     elif node.label_hint:
