@@ -14,6 +14,7 @@ from typing import Protocol
 
 from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
+from .origins import Origin
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 from .timing import ChildSpan, TimingRow
 
@@ -77,6 +78,10 @@ class BrowsingStore(Protocol):
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """Labels of the untitled sessions among ``nodes`` (what the parent's task call asked)."""
+        ...
+
+    async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
+        """When and by what the newest snapshot versions were made (version -> origin)."""
         ...
 
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:

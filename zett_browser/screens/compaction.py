@@ -96,6 +96,26 @@ class CompactionViews:
             return
         self._inspector.show_saved(max(0, (compacted - len(latest.summary_text)) // 4))
 
+    def show_origins(self, session_id: str) -> Worker[None]:
+        """When and by what the open session's versions were made, on the inspector (decoration)."""
+        return self._run(
+            partial(self._origins, session_id),
+            name="show_origins",
+            group="origins",
+            exclusive=True,
+            description="show_origins",
+            exit_on_error=False,
+        )
+
+    async def _origins(self, session_id: str) -> None:
+        state = self._open()
+        if state is None or state.node.session_id != session_id or not state.snapshots:
+            return
+        found = await self._reader.quietly(self._store.snapshot_origins(session_id, state.snapshots), {}, "origins")
+        state = self._open()
+        if found and state is not None and state.node.session_id == session_id:
+            self._inspector.show_origins(found)
+
     def reload_ledgers(self) -> None:
         """The open session was re-read: an open ledger of it shows the new rows."""
         from .ledger import LedgerScreen  # loaded already when one is open

@@ -221,6 +221,7 @@ class MainScreen(FrameHold, Screen[None]):
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self.call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
+        self.call_after_refresh(self.compaction.show_origins, session_id)
 
     def _offline(self, reason: str | None) -> None:
         name = self.store.display_name
@@ -237,6 +238,8 @@ class MainScreen(FrameHold, Screen[None]):
     async def _refresh_open(self) -> None:
         await self.pane.refresh()
         self.compaction.reload_ledgers()
+        if self.pane.open is not None and self.pane.open.snapshots:
+            self.compaction.show_origins(self.pane.open.node.session_id)
 
     def _synced(self) -> None:
         """A sync ended: cached hits and the shown usage are stale; a search view showing

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
+from ..model.origins import Origin
 from ..model.records import (
     Page,
     RawLogBounds,
@@ -26,7 +27,7 @@ from ..model.records import (
     SnapshotInfo,
 )
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, rawlog, state, timing
+from . import compaction, context, labels, origins, rawlog, state, timing
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -271,6 +272,13 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.labels.child_labels`.
         """
         return await labels.child_labels(self.reader, parent_id, nodes)
+
+    async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
+        """When and by what the newest snapshot versions were made.
+
+        See :func:`.origins.snapshot_origins`.
+        """
+        return await origins.snapshot_origins(self.reader, session_id, versions)
 
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
         """The rows that tell how each session's last request ended.
