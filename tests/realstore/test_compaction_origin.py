@@ -82,9 +82,9 @@ async def test_inspector_says_which(real_stores: RealStores) -> None:
         lines = [str(version_label(meta, versions.origins.get(meta.version))) for meta in versions.versions]
         assert [line.split("  ")[2] for line in lines] == ["auto", "auto", "auto", "compact()"]
         summary = str(app.screen.query_one("#inspector-summary").render())
-        assert "by Agent.compact() (after #28)" in summary
+        assert "\nby Agent.compact() (after #28)" in summary
         versions.focus()
         await pilot.press("up")
         await settle(pilot)
         summary = str(app.screen.query_one(Inspector).query_one("#inspector-summary").render())
-        assert "automatically, in a request (after #17)" in summary
+        assert "auto, in a request (after #17)" in summary

@@ -84,6 +84,12 @@ class BrowsingStore(Protocol):
         """When and by what the newest snapshot versions were made (version -> origin)."""
         ...
 
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        """The system rows one request appended (its system prompt), in sequence order."""
+        ...
+
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
         """The rows that tell how each session's last request ended (a session left out: they do not tell)."""
         ...

@@ -230,6 +230,11 @@ class LazyStore:
     async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
         return await (await self.ready()).snapshot_origins(session_id, versions)
 
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        return await (await self.ready()).request_system_rows(session_id, request_id, before_sequence=before_sequence)
+
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
         return await (await self.ready()).last_rows(session_ids)
 

@@ -296,6 +296,11 @@ class WarmStore:
     async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
         return await self._store.snapshot_origins(session_id, versions)
 
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        return await self._store.request_system_rows(session_id, request_id, before_sequence=before_sequence)
+
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
         return await self._store.last_rows(session_ids)
 

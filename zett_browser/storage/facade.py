@@ -27,7 +27,7 @@ from ..model.records import (
     SnapshotInfo,
 )
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, origins, rawlog, state, timing
+from . import compaction, context, labels, origins, prompts, rawlog, state, timing
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -279,6 +279,15 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.origins.snapshot_origins`.
         """
         return await origins.snapshot_origins(self.reader, session_id, versions)
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        """The system rows one request appended (its system prompt).
+
+        See :func:`.prompts.request_system_rows`.
+        """
+        return await prompts.request_system_rows(self.reader, session_id, request_id, before_sequence=before_sequence)
 
     async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
         """The rows that tell how each session's last request ended.

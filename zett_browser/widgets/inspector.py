@@ -169,10 +169,10 @@ class Inspector(Vertical):
     def _show_summary(self, snapshot: SnapshotInfo) -> None:
         self.summary_shown = snapshot
         summary = self.query_one("#inspector-summary", Static)
-        body = Text("\n").join(block_text(block) for block in summary_blocks(snapshot))
+        texts = [block_text(block) for block in summary_blocks(snapshot)]
         made = made_line(snapshot, self.query_one(VersionList).origins.get(snapshot.version))
-        if made is not None:
-            body = made + Text("\n") + body
+        texts.insert(1 if texts else 0, made)  # under the version's title
+        body = Text("\n").join(texts)
         self._update(summary, body)
 
     def _update(self, static: Static, text: Text) -> None:
@@ -221,15 +221,19 @@ class Inspector(Vertical):
             self.post_message(self.SummaryOpened(shown))
 
 
-def made_line(snapshot: SnapshotInfo, made: Origin | None) -> Text | None:
-    """When a version was made and by what: ``made 11:34:19 by Agent.compact() (after #28)``."""
-    if made is None or made.kind is OriginKind.UNKNOWN:
-        return None
-    words = {
-        OriginKind.IN_REQUEST: "automatically, in a request",
-        OriginKind.COMPACT_CALL: "by Agent.compact()",
-        OriginKind.BETWEEN: "between requests",
-    }[made.kind]
-    when = f" {snapshot.created_at:%Y-%m-%d %H:%M:%S}" if snapshot.created_at is not None else ""
-    after = f" (after #{made.after_sequence:,})" if made.after_sequence is not None else ""
-    return Text(f"made{when} {words}{after}", style="dim")
+def made_line(snapshot: SnapshotInfo, made: Origin | None) -> Text:
+    """When a version was made and by what, always two lines (the pane keeps its height when
+    the origin arrives): ``made 2026-12-05 11:34:19`` / ``by Agent.compact() (after #28)``."""
+    when = f"made {snapshot.created_at:%Y-%m-%d %H:%M:%S}" if snapshot.created_at is not None else "made: time unknown"
+    if made is None:
+        how = "by: …"
+    else:
+        how = {
+            OriginKind.IN_REQUEST: "auto, in a request",
+            OriginKind.COMPACT_CALL: "by Agent.compact()",
+            OriginKind.BETWEEN: "between requests",
+            OriginKind.UNKNOWN: "by: not known",
+        }[made.kind]
+        if made.after_sequence is not None:
+            how += f" (after #{made.after_sequence:,})"
+    return Text(f"{when}\n{how}", style="dim")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -34,7 +35,7 @@ from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_build_lines, tree_toggle
-from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, node_label
+from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, mark_nodes, node_label, walk
 
 __all__ = ["ID_PREFIX", "Group", "More", "NodeData", "SessionTree", "TreeFilter", "node_label"]
 
@@ -161,18 +162,7 @@ class SessionTree(Tree[NodeData]):
     def mark(self, states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
         self.states.update(states)
-        now = self.clock()
-        stack = list(self.root.children)
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            data = node.data
-            if not isinstance(data, SessionNode) or (data.session_id not in states and data.session_id not in hints):
-                continue
-            hint = hints.get(data.session_id)
-            if hint and not data.title and data.label_hint is None:
-                node.data = data = replace(data, label_hint=hint)
-            node.set_label(self.label_of(data, now))
+        mark_nodes(self.root, states, hints, partial(self.label_of, now=self.clock()))
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
@@ -214,14 +204,9 @@ class SessionTree(Tree[NodeData]):
 
     def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
         """Loaded, expanded session nodes (their children are worth refreshing)."""
-        found = []
-        stack = list(self.root.children)
-        while stack:
-            node = stack.pop()
-            if isinstance(node.data, SessionNode) and node.is_expanded and node.id in self._loaded:
-                found.append(node)
-            stack.extend(node.children)
-        return found
+        return [
+            n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self._loaded
+        ]
 
     def merge_sessions(
         self, parent: TreeNode[NodeData], nodes: Sequence[SessionNode], *, newest_first: bool
@@ -336,13 +321,9 @@ class SessionTree(Tree[NodeData]):
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
         """The loaded node of a session, if any."""
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            if isinstance(node.data, SessionNode) and node.data.session_id == session_id:
-                return node
-            stack.extend(node.children)
-        return None
+        return next(
+            (n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.data.session_id == session_id), None
+        )
 
     def action_expand_or_child(self) -> None:
         """``→``: open the node (reading its children), or go to its first child when open."""

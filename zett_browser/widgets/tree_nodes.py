@@ -6,10 +6,12 @@ role table; nothing from the store is parsed as markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rich.text import Text
+from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
 from ..model.session_state import SessionState
@@ -104,3 +106,30 @@ def node_label(
     if node.problems:  # a damaged row is shown, never hidden: say what is wrong with it
         label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style=style_of("problem"))
     return label
+
+
+def walk(root: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
+    """Every node under ``root`` (not ``root`` itself), depth first, last child first."""
+    stack = list(root.children)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
+def mark_nodes(
+    root: TreeNode[NodeData],
+    states: Mapping[str, SessionState],
+    hints: Mapping[str, str],
+    label_of: Callable[[SessionNode], Text],
+) -> None:
+    """Relabel the loaded nodes under ``root`` that ``states`` or ``hints`` name; an untitled
+    node without a label hint takes its hint (a hint never replaces one: labels stay stable)."""
+    for node in walk(root):
+        data = node.data
+        if not isinstance(data, SessionNode) or (data.session_id not in states and data.session_id not in hints):
+            continue
+        hint = hints.get(data.session_id)
+        if hint and not data.title and data.label_hint is None:
+            node.data = data = replace(data, label_hint=hint)
+        node.set_label(label_of(data))
