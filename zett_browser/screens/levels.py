@@ -154,30 +154,36 @@ class TreeLevels:
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, orphans=True)
         self._usage_for(page.items)
-        self.marks_for(page.items)
+        self.marks_for(page.items, orphans=True)
 
-    def marks_for(self, nodes: Sequence[SessionNode], *, label: bool = True) -> Worker[None] | None:
+    def marks_for(
+        self, nodes: Sequence[SessionNode], *, label: bool = True, orphans: bool = False
+    ) -> Worker[None] | None:
         """Put on these sessions' nodes how their last request ended and, with ``label``, a
         label from the first prompt on the untitled ones (roots and orphans: no parent call
         names them). Two reads for the whole page; decoration, so a failure changes nothing."""
         if not nodes:
             return None
         return self._run(
-            partial(self._marks, list(nodes), label),
+            partial(self._marks, list(nodes), label, orphans),
             name="marks_for",
             group="marks",
             description="session states",
             exit_on_error=False,
         )
 
-    async def _marks(self, nodes: list[SessionNode], label: bool) -> None:
+    async def _marks(self, nodes: list[SessionNode], label: bool, orphans: bool) -> None:
         rows = await self._reader.quietly(self._store.last_rows([n.session_id for n in nodes]), {}, "session states")
         states = {session_id: classify(records) for session_id, records in rows.items()}
         hints: dict[str, str] = {}
         untitled = [node for node in nodes if not node.title and node.label_hint is None]
         if label and untitled:
-            # No parent call in this store names them: their first prompt does.
-            hints = await self._child_labels(None, untitled)
+            # A parent's task call names a child; a root or an orphan is named by its first prompt.
+            by_parent: dict[str | None, list[SessionNode]] = {}
+            for node in untitled:  # orphans: their parents are not in this store, one read for all
+                by_parent.setdefault(None if orphans else node.parent_session_id, []).append(node)
+            for parent_id, group in by_parent.items():
+                hints.update(await self._child_labels(parent_id, group))
         self._tree.mark(states, hints)
         if self.states_read is not None and states:
             self.states_read(states)

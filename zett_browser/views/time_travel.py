@@ -139,13 +139,13 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
                 kind = _kind(rows[0].message)
                 tokens = rows[0].input_tokens
                 step = rows[0]
-    elif last:
-        tail = await store.raw_page_before(session_id, limit=1)
-        step = tail[-1] if tail else None
     undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
     chosen = in_force(versions, when)
     snapshot = await store.snapshot_version(session_id, chosen.version) if chosen is not None else None
     try:
+        if at > last and last:
+            tail = await store.raw_page_before(session_id, limit=1)
+            step = tail[-1] if tail else None
         offered = await offered_at(store, step, next_step=at > last)
     except Exception:  # noqa: BLE001 - what was offered is shown when it can be read; messages stay
         offered = None
