@@ -72,6 +72,8 @@ def test_rule_between_requests_and_an_unfinished_window() -> None:
     assert origin(start + timedelta(seconds=20), rows, complete=True) == Origin(OriginKind.COMPACT_CALL, 9, "c")
     # Before the boundary row itself: clocks disagree.
     assert origin(start, rows, complete=True).kind is OriginKind.UNKNOWN
+    # At the very instant a row was written (a clock without fractions of a second): no guess.
+    assert origin(start + timedelta(seconds=8), rows, complete=True).kind is OriginKind.UNKNOWN
 
 
 async def test_inspector_says_which(real_stores: RealStores) -> None:

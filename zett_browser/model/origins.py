@@ -76,6 +76,10 @@ def origin(made_at: datetime | None, rows: Sequence[OriginRow], *, complete: boo
     """
     if made_at is None or not rows or any(row.created_at is None for row in rows):
         return Origin(OriginKind.UNKNOWN)
+    if any(row.created_at == made_at for row in rows):
+        # A row written at the same instant, as the clock (or a column without fractions of a
+        # second: MySQL's DATETIME) records it: which came first is not known.
+        return Origin(OriginKind.UNKNOWN)
     before_index = None
     for index, row in enumerate(rows):
         assert row.created_at is not None
