@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 
 from tests.realstore.stores import RealStores
@@ -166,3 +167,24 @@ def test_snapshot_untitled_children_with_states(
     """children.sqlite3 alone: orphans labelled by their prompts; the two never answered say so."""
     app = make_app(str(snapshot_store(real_stores)), clock=frozen_clock, poll_interval=0)
     assert snap_compare(app, terminal_size=size, run_before=_expand_orphans)
+
+
+async def test_hostile_stop_words_show_literally(real_stores: RealStores, tmp_path: Path) -> None:
+    """The stop's category and message come from a provider: the breadcrumb cleans them."""
+    path = tmp_path / "hostile.sqlite3"
+    shutil.copy(real_stores.main, path)
+    hostile = "\x1b]8;;http://evil\x07link\x1b]8;;\x07 [bold red]x[/] \x1b[2J"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute(
+            "UPDATE raw_messages SET message_json = json_set(message_json, '$[0].data.stop.category', ?)"
+            " WHERE session_id = ? AND sequence = 4",
+            (hostile, CASE.format(9)),
+        )
+    app = make_app(str(path), session=CASE.format(9), poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        crumb = app.screen.query_one(Breadcrumb).render()
+        assert isinstance(crumb, Text)
+        assert "⊘ refused: " in str(crumb) and "[bold red]x[/]" in str(crumb)
+        assert not any(mark in str(crumb) for mark in ("\x1b", "\x07"))
+        assert not any(span.style and "link" in str(span.style) for span in crumb.spans)
