@@ -106,7 +106,8 @@ async def test_tree_badges_and_header(real_stores: RealStores, tmp_path: Path) -
         # Finished sessions stay calm: no badge.
         assert not any(mark in labels[CASE.format(10)] for mark in ("⚠", "‖", "⊘", "↯"))
         crumb = str(app.screen.query_one(Breadcrumb).render())
-        assert "⊘ refused: cyber; withheld delete_everything" in crumb
+        assert crumb.startswith("⊘ refused  Refusal with withheld tool calls")
+        assert "cyber; withheld delete_everything" in crumb
 
 
 async def test_untitled_children_store_labels_from_prompts(real_stores: RealStores) -> None:
@@ -185,6 +186,6 @@ async def test_hostile_stop_words_show_literally(real_stores: RealStores, tmp_pa
         await settle(pilot)
         crumb = app.screen.query_one(Breadcrumb).render()
         assert isinstance(crumb, Text)
-        assert "⊘ refused: " in str(crumb) and "[bold red]x[/]" in str(crumb)
+        assert str(crumb).startswith("⊘ refused  ") and "[bold red]x[/]" in str(crumb)
         assert not any(mark in str(crumb) for mark in ("\x1b", "\x07"))
         assert not any(span.style and "link" in str(span.style) for span in crumb.spans)

@@ -89,6 +89,7 @@ class CompactionViews:
     async def _saved_tokens(self, session_id: str, latest: SnapshotInfo | None) -> None:
         if latest is None:
             return
+        self.show_origins(session_id)
         boundary = latest.compacted_through_sequence
         compacted = await self._reader.fetch(self._store.text_size(session_id, through_sequence=boundary))
         state = self._open()
@@ -117,7 +118,11 @@ class CompactionViews:
             self._inspector.show_origins(found)
 
     def reload_ledgers(self) -> None:
-        """The open session was re-read: an open ledger of it shows the new rows."""
+        """The open session was re-read: an open ledger of it shows the new rows, the
+        inspector what made its versions."""
+        state = self._open()
+        if state is not None and state.snapshots:
+            self.show_origins(state.node.session_id)
         from .ledger import LedgerScreen  # loaded already when one is open
 
         for screen in self._screens():

@@ -41,6 +41,7 @@ from .outside import copy_id, take_record
 from .quiet import QuietGate
 from .reads import ReadHelper, Services
 from .session import PaneWidgets, SessionPane
+from .states import StateMarks
 from .usage import DelegationCards, UsageLabels
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, ChangePoller, OpenSession
 
@@ -135,8 +136,7 @@ class MainScreen(FrameHold, Screen[None]):
             roots_page=ROOTS_PAGE,
             children_page=CHILDREN_PAGE,
         )
-        self.poller.changed = self.levels.marks_for
-        self.levels.states_read = self.pane.states_read
+        self.states = StateMarks(services, self._breadcrumb, self.levels, self.poller, self.pane)
 
     def frames_held(self) -> bool:
         # The app holds the first paint until the first page is laid out (ZettBrowserApp.on_mount).
@@ -221,7 +221,7 @@ class MainScreen(FrameHold, Screen[None]):
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self.call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
-        self.call_after_refresh(self.compaction.show_origins, session_id)
+        self.quiet.run(self.states.decorate)
 
     def _offline(self, reason: str | None) -> None:
         name = self.store.display_name
@@ -238,8 +238,6 @@ class MainScreen(FrameHold, Screen[None]):
     async def _refresh_open(self) -> None:
         await self.pane.refresh()
         self.compaction.reload_ledgers()
-        if self.pane.open is not None and self.pane.open.snapshots:
-            self.compaction.show_origins(self.pane.open.node.session_id)
 
     def _synced(self) -> None:
         """A sync ended: cached hits and the shown usage are stale; a search view showing

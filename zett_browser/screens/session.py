@@ -19,7 +19,6 @@ from textual.worker import Worker
 
 from ..model import RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.compaction import SnapshotMeta
-from ..model.session_state import SessionState, classify
 from ..views import paging
 from ..views.paging import PageRequest, Place
 from ..widgets.inspector import Inspector
@@ -112,7 +111,7 @@ class SessionPane:
         result = await self._reader.fetch(self._read_session(session_id), "Could not open the session")
         if isinstance(result, Failed):
             return
-        node, bounds, snapshots, ancestors, latest, state = result
+        node, bounds, snapshots, ancestors, latest = result
         if node is None:
             self._notify(f"No session {clean(session_id)} in this store", severity="error", markup=False)
             return
@@ -127,7 +126,7 @@ class SessionPane:
             model_view=place.model_view if place is not None else False,
             latest=latest,
         )
-        self._w.breadcrumb.show_session(ancestors, node, state)
+        self._w.breadcrumb.show_session(ancestors, node)
         # The full id (``--session`` needs it; ``y`` copies it) where nothing cuts it.
         self._set_title(clean(node.session_id))
         model_tail = await self._reader.fetch(
@@ -155,25 +154,22 @@ class SessionPane:
         store = self._store
         # Independent reads, on the pool's connections at once.
         # Versions as metadata, only the latest summary decoded (2,500 versions: issue 13).
-        node, bounds, snapshots, latest, ancestors, last = await asyncio.gather(
+        node, bounds, snapshots, latest, ancestors = await asyncio.gather(
             store.get_node(session_id),
             store.raw_bounds(session_id),
             store.all_snapshot_versions(session_id),
             store.snapshot_version(session_id),
             store.ancestors(session_id),
-            self._reader.quietly(store.last_rows([session_id]), {}, "session state"),
         )
         if node is not None:
             node, *ancestors = await self._labelled([node, *ancestors])
-        state = classify(last[session_id]) if session_id in last else None
-        return node, bounds, snapshots, ancestors, latest, state
+        return node, bounds, snapshots, ancestors, latest
 
     async def _labelled(self, nodes: list[SessionNode]) -> list[SessionNode]:
         """``nodes`` with the label their parent's ``task`` call gives the untitled ones."""
         labelled = []
         for node in nodes:
-            # A root too: the runtime never titles a session, and its first prompt names it.
-            if not node.title and node.label_hint is None:
+            if not node.title and node.parent_session_id and node.label_hint is None:
                 hints = await self.child_labels(node.parent_session_id, [node])
                 if node.session_id in hints:
                     node = dataclasses.replace(node, label_hint=hints[node.session_id])
@@ -183,11 +179,6 @@ class SessionPane:
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """Labels of untitled children (decoration: a failure gives none, the short id shows)."""
         return await self._reader.quietly(self._store.child_labels(parent_id, nodes), {}, "child labels")
-
-    def states_read(self, states: dict[str, SessionState]) -> None:
-        """States read for the tree: the open session's header follows its own."""
-        if self.open is not None and self.open.node.session_id in states:
-            self._w.breadcrumb.show_state(states[self.open.node.session_id])
 
     def place(self) -> Place:
         """Where the reader is now: session, page, cursor and view."""

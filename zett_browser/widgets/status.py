@@ -54,10 +54,12 @@ def breadcrumb_text(
     if node.parent_session_id and not ancestors:
         current.append("  parent missing: orphaned", style=style_of("error"))
     if state is not None and state.badge:
-        # How its last request ended (the tree's badge), the stop's words after it.
-        current.append(f"  {state.badge}", style="dim" if state.quiet else style_of("problem"))
+        # How its last request ended: the tree's badge first (a narrow line keeps it), the
+        # stop's words at the end.
+        badge = Text(state.badge + "  ", style="dim" if state.quiet else style_of("problem"))
+        current = badge.append_text(current)
         if state.detail:
-            current.append(f": {clean(state.detail)[:80]}", style="dim")
+            current.append(f"  {clean(state.detail)[:80]}", style="dim")
     hint = Text("   b: back to parent", style="dim italic") if ancestors else Text()
     room = (width or 10_000) - current.cell_len
     if _chain(ancestors, 30).cell_len + hint.cell_len > room:
@@ -156,6 +158,11 @@ class Breadcrumb(TextLine):
         self._session = (ancestors, node)
         self._state = state
         self.refresh()
+
+    @property
+    def session(self) -> tuple[Sequence[SessionNode], SessionNode] | None:
+        """The ancestors and the session shown (None: none yet)."""
+        return self._session
 
     def show_state(self, state: SessionState) -> None:
         """How the open session's last request ended (read again after a change)."""
