@@ -14,6 +14,7 @@ from typing import Protocol
 
 from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
+from .origins import Origin
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 from .timing import ChildSpan, TimingRow
 
@@ -77,6 +78,20 @@ class BrowsingStore(Protocol):
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """Labels of the untitled sessions among ``nodes`` (what the parent's task call asked)."""
+        ...
+
+    async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
+        """When and by what the newest snapshot versions were made (version -> origin)."""
+        ...
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        """The system rows one request appended (its system prompt), in sequence order."""
+        ...
+
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        """The rows that tell how each session's last request ended (a session left out: they do not tell)."""
         ...
 
     async def raw_bounds(self, session_id: str) -> RawLogBounds:

@@ -89,6 +89,7 @@ class CompactionViews:
     async def _saved_tokens(self, session_id: str, latest: SnapshotInfo | None) -> None:
         if latest is None:
             return
+        self.show_origins(session_id)
         boundary = latest.compacted_through_sequence
         compacted = await self._reader.fetch(self._store.text_size(session_id, through_sequence=boundary))
         state = self._open()
@@ -96,8 +97,32 @@ class CompactionViews:
             return
         self._inspector.show_saved(max(0, (compacted - len(latest.summary_text)) // 4))
 
+    def show_origins(self, session_id: str) -> Worker[None]:
+        """When and by what the open session's versions were made, on the inspector (decoration)."""
+        return self._run(
+            partial(self._origins, session_id),
+            name="show_origins",
+            group="origins",
+            exclusive=True,
+            description="show_origins",
+            exit_on_error=False,
+        )
+
+    async def _origins(self, session_id: str) -> None:
+        state = self._open()
+        if state is None or state.node.session_id != session_id or not state.snapshots:
+            return
+        found = await self._reader.quietly(self._store.snapshot_origins(session_id, state.snapshots), {}, "origins")
+        state = self._open()
+        if found and state is not None and state.node.session_id == session_id:
+            self._inspector.show_origins(found)
+
     def reload_ledgers(self) -> None:
-        """The open session was re-read: an open ledger of it shows the new rows."""
+        """The open session was re-read: an open ledger of it shows the new rows, the
+        inspector what made its versions."""
+        state = self._open()
+        if state is not None and state.snapshots:
+            self.show_origins(state.node.session_id)
         from .ledger import LedgerScreen  # loaded already when one is open
 
         for screen in self._screens():

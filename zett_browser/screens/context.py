@@ -26,7 +26,7 @@ from ..model.store import BrowsingStore
 from ..views import time_travel as context
 from ..views.formatting import full_text, kind_name
 from ..views.time_travel import ContextPoint
-from ..widgets.context import ContextHead
+from ..widgets.context import ContextHead, offered_items
 from ..widgets.footer import KeyFooter
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line
@@ -161,7 +161,9 @@ class ContextScreen(Screen[None]):
             return False
         self._starts.append((after, after_id))
         self._shown = rows
-        preface = summary_item(point.snapshot) if first and point.snapshot is not None else []
+        preface = offered_items(point.offered) if first else []
+        if first and point.snapshot is not None:
+            preface += summary_item(point.snapshot)
         self.query_one(RawLogView).show_page(
             [row.record for row in rows],
             empty_text="No Raw Log rows: the context is the summary alone."

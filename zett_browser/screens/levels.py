@@ -15,6 +15,7 @@ from typing import Any
 from textual.worker import Worker
 
 from ..model import Page, SessionCursor, SessionNode
+from ..model.session_state import SessionState, classify
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import SessionTree
 from .reads import Failed, Services
@@ -69,6 +70,8 @@ class TreeLevels:
         self._open_session = open_session
         self._roots_page = roots_page
         self._children_page = children_page
+        #: Told of each page of states read (the open session's header shows its own).
+        self.states_read: Callable[[dict[str, SessionState]], object] | None = None
 
     def _tree_worker(self, name: str, call: Callable[[], Awaitable[None]]) -> Worker[None]:
         return self._run(call, name=name, group="tree", description=name, exit_on_error=False)
@@ -100,6 +103,7 @@ class TreeLevels:
         tree.add_sessions(tree.root, page.items, page.next_cursor)
         # Labels and the orphan check wait for a pause in the keys (the usage labels import the index).
         self._later(partial(self._usage_for, page.items))
+        self._later(partial(self.marks_for, page.items))
         if orphans is None:
             self._later(self.check_orphans)
         elif orphans.items:
@@ -134,6 +138,7 @@ class TreeLevels:
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, hints=hints)
         self._usage_for(page.items)
+        self.marks_for(page.items, label=False)
 
     def orphans_wanted(self, event: SessionTree.OrphansWanted) -> Worker[None]:
         """Read the next page of the orphaned sessions' group."""
@@ -149,6 +154,39 @@ class TreeLevels:
             return
         tree.add_sessions(event.node, page.items, page.next_cursor, orphans=True)
         self._usage_for(page.items)
+        self.marks_for(page.items, orphans=True)
+
+    def marks_for(
+        self, nodes: Sequence[SessionNode], *, label: bool = True, orphans: bool = False
+    ) -> Worker[None] | None:
+        """Put on these sessions' nodes how their last request ended and, with ``label``, a
+        label from the first prompt on the untitled ones (roots and orphans: no parent call
+        names them). Two reads for the whole page; decoration, so a failure changes nothing."""
+        if not nodes:
+            return None
+        return self._run(
+            partial(self._marks, list(nodes), label, orphans),
+            name="marks_for",
+            group="marks",
+            description="session states",
+            exit_on_error=False,
+        )
+
+    async def _marks(self, nodes: list[SessionNode], label: bool, orphans: bool) -> None:
+        rows = await self._reader.quietly(self._store.last_rows([n.session_id for n in nodes]), {}, "session states")
+        states = {session_id: classify(records) for session_id, records in rows.items()}
+        hints: dict[str, str] = {}
+        untitled = [node for node in nodes if not node.title and node.label_hint is None]
+        if label and untitled:
+            # A parent's task call names a child; a root or an orphan is named by its first prompt.
+            by_parent: dict[str | None, list[SessionNode]] = {}
+            for node in untitled:  # orphans: their parents are not in this store, one read for all
+                by_parent.setdefault(None if orphans else node.parent_session_id, []).append(node)
+            for parent_id, group in by_parent.items():
+                hints.update(await self._child_labels(parent_id, group))
+        self._tree.mark(states, hints)
+        if self.states_read is not None and states:
+            self.states_read(states)
 
     def warm_up(self, page_size: int) -> Worker[None]:
         """Let the storage prepare what the first page turn, expand or open will run: a

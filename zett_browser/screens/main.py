@@ -41,6 +41,7 @@ from .outside import copy_id, take_record
 from .quiet import QuietGate
 from .reads import ReadHelper, Services
 from .session import PaneWidgets, SessionPane
+from .states import StateMarks
 from .usage import DelegationCards, UsageLabels
 from .watch import CHILDREN_PAGE, ROOTS_PAGE, ChangePoller, OpenSession
 
@@ -135,6 +136,7 @@ class MainScreen(FrameHold, Screen[None]):
             roots_page=ROOTS_PAGE,
             children_page=CHILDREN_PAGE,
         )
+        self.states = StateMarks(services, self._breadcrumb, self.levels, self.poller, self.pane)
 
     def frames_held(self) -> bool:
         # The app holds the first paint until the first page is laid out (ZettBrowserApp.on_mount).
@@ -219,6 +221,7 @@ class MainScreen(FrameHold, Screen[None]):
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self.call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
+        self.quiet.run(self.states.decorate)
 
     def _offline(self, reason: str | None) -> None:
         name = self.store.display_name

@@ -24,7 +24,7 @@ from ..views.tasks import lifecycle, parse_notice, result_infos
 from ..views.usage_text import SORT_NAMES, next_sort
 from ..widgets.cards import card, life_card, notice_card
 from ..widgets.rawlog import RawLogView
-from ..widgets.session_tree import NodeData, SessionTree, node_label
+from ..widgets.session_tree import NodeData, SessionTree
 from .calls import find_partner
 from .reads import Services
 from .task_cards import is_task_row, later_task_records, placed
@@ -134,7 +134,7 @@ class UsageLabels:
         for node in _session_nodes(tree):
             data = node.data
             if isinstance(data, SessionNode) and data.session_id in found:
-                node.set_label(node_label(data, now, found[data.session_id]))
+                node.set_label(tree.label_of(data, now))
 
     def relabel_shown(self) -> None:
         """The index grew: the shown sessions' totals may have too."""

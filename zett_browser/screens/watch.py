@@ -67,6 +67,8 @@ class ChangePoller:
         self._polling = False
         #: The first read of the roots has answered (or failed): polls may start.
         self.roots_read = False
+        #: Called with the sessions a re-read added or changed (their states are read again).
+        self.changed: Callable[[list[SessionNode]], object] | None = None
 
     def roots_answered(self, token: tuple[object, ...] | None) -> None:
         """The first read of the roots answered, with the token it took (None: it failed)."""
@@ -112,9 +114,11 @@ class ChangePoller:
         if isinstance(result, Failed):
             return
         roots, children = result
-        tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        changed = tree.merge_sessions(tree.root, roots.items, newest_first=True)
         for node, session_id in zip(expanded, ids, strict=True):
-            tree.merge_sessions(node, children[session_id].items, newest_first=False)
+            changed += tree.merge_sessions(node, children[session_id].items, newest_first=False)
+        if changed and self.changed is not None:
+            self.changed(changed)
 
 
 async def _versions_after_change(

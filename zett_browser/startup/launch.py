@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
     from ..model.context import ContextRow
+    from ..model.origins import Origin
     from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
     from ..model.timing import ChildSpan, TimingRow
     from ..storage import SQLSessionStorage
@@ -225,6 +226,17 @@ class LazyStore:
         return await (await self.ready()).raw_page_before(
             session_id, before_sequence=before_sequence, before_id=before_id, limit=limit
         )
+
+    async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
+        return await (await self.ready()).snapshot_origins(session_id, versions)
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        return await (await self.ready()).request_system_rows(session_id, request_id, before_sequence=before_sequence)
+
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        return await (await self.ready()).last_rows(session_ids)
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         return await (await self.ready()).child_labels(parent_id, nodes)

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
+from ..model.origins import Origin
 from ..model.records import (
     Page,
     RawLogBounds,
@@ -26,7 +27,7 @@ from ..model.records import (
     SnapshotInfo,
 )
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, rawlog, timing
+from . import compaction, context, labels, origins, prompts, rawlog, state, timing
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -271,6 +272,29 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.labels.child_labels`.
         """
         return await labels.child_labels(self.reader, parent_id, nodes)
+
+    async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
+        """When and by what the newest snapshot versions were made.
+
+        See :func:`.origins.snapshot_origins`.
+        """
+        return await origins.snapshot_origins(self.reader, session_id, versions)
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        """The system rows one request appended (its system prompt).
+
+        See :func:`.prompts.request_system_rows`.
+        """
+        return await prompts.request_system_rows(self.reader, session_id, request_id, before_sequence=before_sequence)
+
+    async def last_rows(self, session_ids: Sequence[str]) -> dict[str, list[RawMessageRecord]]:
+        """The rows that tell how each session's last request ended.
+
+        See :func:`.state.last_rows`.
+        """
+        return await state.last_rows(self.reader, session_ids)
 
 
 __all__ = ["BrowserQueries"]

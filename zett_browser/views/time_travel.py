@@ -35,9 +35,12 @@ from ..model import (
 )
 from ..model.context import ContextRow
 from ..model.store import BrowsingStore
+from .offered import Offered, offered_at
 
-#: The estimate's categories, in the order the table shows them.
-CATEGORIES = ("system", "summary", "user", "agent", "assistant", "tool results", "reasoning")
+#: The estimate's categories, in the order the table shows them. The first two are not
+#: messages: the request's system rows and the tools offered (``views/offered.py``).
+PROMPT, TOOLS = "system prompt", "tools offered"
+CATEGORIES = (PROMPT, TOOLS, "system", "summary", "user", "agent", "assistant", "tool results", "reasoning")
 #: Characters per estimated token: the usual rule of thumb for English text and code.
 CHARS_PER_TOKEN = 4
 #: Tokens counted for one image, as zett-agent's own compaction estimate counts it.
@@ -64,6 +67,8 @@ class ContextPoint:
     input_tokens: int | None = None
     #: Snapshots left out because their creation time is unknown.
     undated: int = 0
+    #: The step's system prompt rows and offered tools (None: not read, no row).
+    offered: Offered | None = None
 
     @property
     def floor(self) -> int:
@@ -124,6 +129,7 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
     when = None
     kind = None
     tokens = None
+    step = None
     if at <= last:
         rows = await store.raw_page(session_id, after_sequence=at - 1, limit=1)
         if rows:
@@ -132,10 +138,18 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
             if rows[0].sequence == at:
                 kind = _kind(rows[0].message)
                 tokens = rows[0].input_tokens
+                step = rows[0]
     undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
     chosen = in_force(versions, when)
     snapshot = await store.snapshot_version(session_id, chosen.version) if chosen is not None else None
-    return ContextPoint(session_id, at, last, when, snapshot, kind, tokens, undated)
+    try:
+        if at > last and last:
+            tail = await store.raw_page_before(session_id, limit=1)
+            step = tail[-1] if tail else None
+        offered = await offered_at(store, step, next_step=at > last)
+    except Exception:  # noqa: BLE001 - what was offered is shown when it can be read; messages stay
+        offered = None
+    return ContextPoint(session_id, at, last, when, snapshot, kind, tokens, undated, offered)
 
 
 def _kind(message: object) -> str:
@@ -263,6 +277,17 @@ def _parts(content: Any) -> tuple[str, int]:
     return "\n".join(texts), sum(1 for part in content if isinstance(part, ImageContent))
 
 
+def add_offered(estimate: Estimate, offered: Offered | None) -> None:
+    """Count the step's system prompt rows and offered tools (not messages: ``rows`` stays)."""
+    if offered is None:
+        return
+    for _sequence, text in offered.system:
+        estimate.add(PROMPT, text)
+    for tool in offered.tools:
+        estimate.chars[TOOLS] += tool.chars
+        estimate.messages[TOOLS] += 1
+
+
 def summary_estimate(snapshot: SnapshotInfo | None) -> Estimate:
     """An estimate holding only the summary (the rest is added as rows are read)."""
     estimate = Estimate()
@@ -285,6 +310,7 @@ async def estimate(
     rows that cannot be decoded (``unreadable``: zett-agent's ``load()`` would fail).
     """
     result = summary_estimate(point.snapshot)
+    add_offered(result, point.offered)
     async for rows in range_pages(store, point, page=page):
         for row in rows:
             message = row.record.message
@@ -353,6 +379,7 @@ __all__ = [
     "ContextError",
     "ContextPoint",
     "Estimate",
+    "add_offered",
     "context_pages",
     "range_pages",
     "envelopes",

@@ -10,7 +10,7 @@ from ..text import clean
 from .time_travel import CATEGORIES, CHARS_PER_TOKEN, IMAGE_TOKENS, ContextPoint, Estimate
 
 #: How the estimate is made, in one line (the view and the CLI print it under the table).
-HOW_ESTIMATED = f"~tokens = chars / {CHARS_PER_TOKEN} (rounded up) + {IMAGE_TOKENS:,} per image; tool calls as JSON"
+HOW_ESTIMATED = f"~tokens = chars / {CHARS_PER_TOKEN} (rounded up) + {IMAGE_TOKENS:,} per image; calls, tools as JSON"
 
 
 def _time(point: ContextPoint) -> str:
@@ -77,8 +77,42 @@ def measured_line(point: ContextPoint, estimate: Estimate | None = None) -> str:
     line = f"Measured input_tokens of #{point.at}: {point.input_tokens:,}"
     if estimate is not None and estimate.total_tokens:
         ratio = point.input_tokens / estimate.total_tokens
-        line += f" = {ratio:.2f}× the estimate (+ system prompt, tools)"
+        offered = point.offered
+        missing = [
+            what
+            for what, found in (
+                ("system prompt", offered is not None and offered.system),
+                ("tools", offered is not None and offered.traced),
+            )
+            if not found
+        ]
+        unsized = f" (+ {', '.join(missing)}: not recorded)" if missing else " (system prompt and tools included)"
+        line += f" = {ratio:.2f}× the estimate{unsized}"
     return line
+
+
+def offered_line(point: ContextPoint) -> str:
+    """The step's system prompt rows and the tools offered, or that the store has none."""
+    offered = point.offered
+    if offered is None:
+        return "Offered: not known (no row)"
+    if offered.system:
+        first, last = offered.system[0][0], offered.system[-1][0]
+        rows = f"#{first}" if first == last else f"#{first}–#{last}"
+        which = "the last request's" if offered.from_last_request else "this request's"
+        prompt = f"system prompt: {which} system rows {rows}"
+    else:
+        prompt = "system prompt: no system row in this request"
+    if offered.traced:
+        plain = sum(1 for tool in offered.tools if not tool.server)
+        servers = len(offered.tools) - plain
+        count = f"{plain} tool{'' if plain == 1 else 's'}" + (f" + {servers} server" if servers else "")
+        tools = f"{count} (model_request_trace of #{offered.trace_sequence})"
+        if offered.tools:
+            tools += f": {offered.names()}"
+    else:
+        tools = "tools: not recorded (no model_request_trace on this row)"
+    return clean(f"Offered: {prompt} · {tools}")
 
 
 def report(point: ContextPoint, estimate: Estimate) -> list[str]:
@@ -87,6 +121,7 @@ def report(point: ContextPoint, estimate: Estimate) -> list[str]:
         heading(point),
         snapshot_line(point),
         range_line(point, estimate) + (" (include_in_messages false)" if estimate.skipped else ""),
+        offered_line(point),
         "",
         *table(estimate),
         HOW_ESTIMATED,
@@ -94,4 +129,13 @@ def report(point: ContextPoint, estimate: Estimate) -> list[str]:
     ]
 
 
-__all__ = ["HOW_ESTIMATED", "heading", "measured_line", "range_line", "report", "snapshot_line", "table"]
+__all__ = [
+    "HOW_ESTIMATED",
+    "heading",
+    "measured_line",
+    "offered_line",
+    "range_line",
+    "report",
+    "snapshot_line",
+    "table",
+]

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from ..keymap import bindings
 from ..model import SnapshotInfo
 from ..model.compaction import SnapshotMeta
+from ..model.origins import Origin, OriginKind
 from ..views.formatting import summary_blocks
 from .render import block_text
 from .safe import one_line
@@ -101,6 +102,8 @@ class Inspector(Vertical):
         self.summary_shown = latest
         versions_list = self.query_one(VersionList)
         versions_list.display = bool(versions)
+        if versions_list.versions[:1] != list(versions[:1]):
+            versions_list.origins = {}  # another session: its origins are read again
         counting = self._count_line is not None  # the summary is blank already: no layout
         self._show_context(versions, latest)
         if latest is not None:
@@ -153,10 +156,23 @@ class Inspector(Vertical):
             text.append("\nD: diff with the previous version · L: ledger", style="dim")
         self._update(context, text)
 
+    def show_origins(self, origins: dict[int, Origin]) -> None:
+        """What made each version (read after the versions show): on their lines and the summary's."""
+        versions = self.query_one(VersionList)
+        if origins == versions.origins:
+            return
+        versions.origins = origins
+        versions.invalidate()
+        if self.summary_shown is not None:
+            self._show_summary(self.summary_shown)
+
     def _show_summary(self, snapshot: SnapshotInfo) -> None:
         self.summary_shown = snapshot
         summary = self.query_one("#inspector-summary", Static)
-        body = Text("\n").join(block_text(block) for block in summary_blocks(snapshot))
+        texts = [block_text(block) for block in summary_blocks(snapshot)]
+        made = made_line(snapshot, self.query_one(VersionList).origins.get(snapshot.version))
+        texts.insert(1 if texts else 0, made)  # under the version's title
+        body = Text("\n").join(texts)
         self._update(summary, body)
 
     def _update(self, static: Static, text: Text) -> None:
@@ -203,3 +219,21 @@ class Inspector(Vertical):
         shown = self.summary_shown
         if current is not None and shown is not None and shown.version == current.version:
             self.post_message(self.SummaryOpened(shown))
+
+
+def made_line(snapshot: SnapshotInfo, made: Origin | None) -> Text:
+    """When a version was made and by what, always two lines (the pane keeps its height when
+    the origin arrives): ``made 2026-12-05 11:34:19`` / ``by Agent.compact() (after #28)``."""
+    when = f"made {snapshot.created_at:%Y-%m-%d %H:%M:%S}" if snapshot.created_at is not None else "made: time unknown"
+    if made is None:
+        how = "by: …"
+    else:
+        how = {
+            OriginKind.IN_REQUEST: "auto, in a request",
+            OriginKind.COMPACT_CALL: "by Agent.compact()",
+            OriginKind.BETWEEN: "between requests",
+            OriginKind.UNKNOWN: "by: not known",
+        }[made.kind]
+        if made.after_sequence is not None:
+            how += f" (after #{made.after_sequence:,})"
+    return Text(f"{when}\n{how}", style="dim")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -30,10 +31,11 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
+from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_build_lines, tree_toggle
-from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, node_label
+from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, mark_nodes, node_label, walk
 
 __all__ = ["ID_PREFIX", "Group", "More", "NodeData", "SessionTree", "TreeFilter", "node_label"]
 
@@ -93,6 +95,8 @@ class SessionTree(Tree[NodeData]):
         self._cursor_kept = False
         #: Usage of the sessions shown (side index), put on their labels.
         self.usage: dict[str, SessionUsage] = {}
+        #: How the shown sessions' last requests ended, put on their labels.
+        self.states: dict[str, SessionState] = {}
 
     def add_sessions(
         self,
@@ -146,10 +150,19 @@ class SessionTree(Tree[NodeData]):
     def _add_session(
         self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
     ) -> TreeNode[NodeData]:
-        label = node_label(node, now, self.usage.get(node.session_id))
+        label = self.label_of(node, now)
         if node.child_count:
             return parent.add(label, data=node, before=before)
         return parent.add_leaf(label, data=node, before=before)
+
+    def label_of(self, node: SessionNode, now: datetime) -> Text:
+        """A session's label with what the tree knows of it (usage, state)."""
+        return node_label(node, now, self.usage.get(node.session_id), self.states.get(node.session_id))
+
+    def mark(self, states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
+        """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
+        self.states.update(states)
+        mark_nodes(self.root, states, hints, partial(self.label_of, now=self.clock()))
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
@@ -191,18 +204,18 @@ class SessionTree(Tree[NodeData]):
 
     def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
         """Loaded, expanded session nodes (their children are worth refreshing)."""
-        found = []
-        stack = list(self.root.children)
-        while stack:
-            node = stack.pop()
-            if isinstance(node.data, SessionNode) and node.is_expanded and node.id in self._loaded:
-                found.append(node)
-            stack.extend(node.children)
-        return found
+        return [
+            n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self._loaded
+        ]
 
-    def merge_sessions(self, parent: TreeNode[NodeData], nodes: Sequence[SessionNode], *, newest_first: bool) -> None:
-        """Refresh labels of known sessions and add new ones, keeping the cursor where it is."""
+    def merge_sessions(
+        self, parent: TreeNode[NodeData], nodes: Sequence[SessionNode], *, newest_first: bool
+    ) -> list[SessionNode]:
+        """Refresh labels of known sessions and add new ones, keeping the cursor where it is.
+
+        Returns the sessions added or changed (their state may have changed too)."""
         now = self.clock()
+        changed: list[SessionNode] = []
         known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
         cursor = self.cursor_node
         added = False
@@ -215,12 +228,13 @@ class SessionTree(Tree[NodeData]):
                     node = replace(node, label_hint=existing.data.label_hint)  # a re-read has no hints
                 if existing.data == node:
                     continue  # unchanged: no new label (a poll re-reads every expanded node)
+                changed.append(node)
                 existing.data = node
-                existing.set_label(node_label(node, now, self.usage.get(node.session_id)))
+                existing.set_label(self.label_of(node, now))
                 if node.child_count and not existing.allow_expand:
                     existing.allow_expand = True
                 continue
-            label = node_label(node, now, self.usage.get(node.session_id))
+            label = self.label_of(node, now)
             first = next((c for c in parent.children if isinstance(c.data, SessionNode)), None)
             before = first if newest_first and first is not None else None
             if before is None and not newest_first:
@@ -230,11 +244,13 @@ class SessionTree(Tree[NodeData]):
             else:
                 parent.add_leaf(label, data=node, before=before)
             added = True
+            changed.append(node)
         if cursor is not None and added and not self._cursor_kept:
             # Line numbers change when nodes are added above: move after the tree re-lays
             # out, once however many parents a poll merged into (it merges every expanded one).
             self._cursor_kept = True
             self.call_after_refresh(self._keep_cursor, cursor)
+        return changed
 
     def _keep_cursor(self, cursor: TreeNode[NodeData]) -> None:
         self._cursor_kept = False
@@ -305,13 +321,9 @@ class SessionTree(Tree[NodeData]):
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
         """The loaded node of a session, if any."""
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            if isinstance(node.data, SessionNode) and node.data.session_id == session_id:
-                return node
-            stack.extend(node.children)
-        return None
+        return next(
+            (n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.data.session_id == session_id), None
+        )
 
     def action_expand_or_child(self) -> None:
         """``→``: open the node (reading its children), or go to its first child when open."""

@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.compaction import SnapshotMeta
+from ..model.session_state import SessionState
 from .line import TextLine
 from .render import style_of
 from .safe import clean, one_line
@@ -34,7 +35,9 @@ def session_label(node: SessionNode, width: int) -> str:
     return one_line(node.session_id[:8], width) + ("…" if cut else "")
 
 
-def breadcrumb_text(ancestors: Sequence[SessionNode], node: SessionNode, width: int = 0) -> Text:
+def breadcrumb_text(
+    ancestors: Sequence[SessionNode], node: SessionNode, width: int = 0, state: SessionState | None = None
+) -> Text:
     """The parent chain (dim), then the open session (bold) and what it is.
 
     When the line is too narrow the ancestors are shortened, then dropped from the root
@@ -50,6 +53,13 @@ def breadcrumb_text(ancestors: Sequence[SessionNode], node: SessionNode, width: 
         current.append(f"  ({clean(node.agent_name)})", style=style_of("agent"))
     if node.parent_session_id and not ancestors:
         current.append("  parent missing: orphaned", style=style_of("error"))
+    if state is not None and state.badge:
+        # How its last request ended: the tree's badge first (a narrow line keeps it), the
+        # stop's words at the end.
+        badge = Text(state.badge + "  ", style="dim" if state.quiet else style_of("problem"))
+        current = badge.append_text(current)
+        if state.detail:
+            current.append(f"  {clean(state.detail)[:80]}", style="dim")
     hint = Text("   b: back to parent", style="dim italic") if ancestors else Text()
     room = (width or 10_000) - current.cell_len
     if _chain(ancestors, 30).cell_len + hint.cell_len > room:
@@ -140,15 +150,30 @@ class Breadcrumb(TextLine):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._session: tuple[Sequence[SessionNode], SessionNode] | None = None
+        self._state: SessionState | None = None
 
-    def show_session(self, ancestors: Sequence[SessionNode], node: SessionNode) -> None:
+    def show_session(
+        self, ancestors: Sequence[SessionNode], node: SessionNode, state: SessionState | None = None
+    ) -> None:
         self._session = (ancestors, node)
+        self._state = state
         self.refresh()
+
+    @property
+    def session(self) -> tuple[Sequence[SessionNode], SessionNode] | None:
+        """The ancestors and the session shown (None: none yet)."""
+        return self._session
+
+    def show_state(self, state: SessionState) -> None:
+        """How the open session's last request ended (read again after a change)."""
+        if state != self._state:
+            self._state = state
+            self.refresh()
 
     def render(self) -> Text:
         if self._session is None:
             return super().render()
-        return breadcrumb_text(*self._session, width=self.content_region.width or self.size.width)
+        return breadcrumb_text(*self._session, width=self.content_region.width or self.size.width, state=self._state)
 
 
 def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:

@@ -6,12 +6,15 @@ role table; nothing from the store is parsed as markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rich.text import Text
+from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
+from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from ..views.usage_text import compact
 from .render import relative_time, style_of
@@ -19,6 +22,17 @@ from .safe import clean, one_line
 
 #: Characters of a session id shown for an untitled session (UUIDv7: the time part).
 ID_PREFIX = 8
+
+
+def short_id(session_id: str) -> str:
+    """An untitled session's id as the tree shows it when nothing better names it.
+
+    UUIDv7 ids of one minute share their first eight characters (the time), so the
+    random tail is shown after them: ``01a245fb…5f524f2d5366`` (cleaned like any store string).
+    """
+    if len(session_id) <= ID_PREFIX + 13:
+        return one_line(session_id, ID_PREFIX + 13)
+    return f"{one_line(session_id[:ID_PREFIX], ID_PREFIX)}…{one_line(session_id[-12:], 12)}"
 
 
 @dataclass
@@ -57,18 +71,23 @@ class TreeFilter:
         return text.append(" (esc clears)", style="dim")
 
 
-def node_label(node: SessionNode, now: datetime, usage: SessionUsage | None = None) -> Text:
+def node_label(
+    node: SessionNode, now: datetime, usage: SessionUsage | None = None, state: SessionState | None = None
+) -> Text:
     """The label of a session: title or short id, agent, counts, type, activity, markers,
-    and with ``usage`` its subtree tokens and cost and a failure mark."""
+    with ``usage`` its subtree tokens and cost and a failure mark, and with ``state`` how its
+    last request ended (only when that is not a plain ending: the tree stays calm)."""
     label = Text()
+    if state is not None and state.badge:
+        # First, where a narrow tree still shows it (a prompt as label is long).
+        label.append(state.badge, style="dim" if state.quiet else style_of("problem")).append(" ")
     if node.title:
         label.append(one_line(node.title, 120))
     elif node.label_hint:
         # What the parent asked for: UUIDv7 prefixes of one minute's children are identical.
         label.append(one_line(node.label_hint, 120), style="italic")
     else:
-        # "…" only where something was cut (and the id cleaned like any string from the store).
-        label.append(one_line(node.session_id, ID_PREFIX + 1), style="italic")
+        label.append(short_id(node.session_id), style="italic")
     if usage is not None and usage.failed:
         label.append(" ✗", style=style_of("problem"))
     if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):
@@ -87,3 +106,30 @@ def node_label(node: SessionNode, now: datetime, usage: SessionUsage | None = No
     if node.problems:  # a damaged row is shown, never hidden: say what is wrong with it
         label.append(" · ").append(f"⚠ {clean(node.problems[0])[:60]}", style=style_of("problem"))
     return label
+
+
+def walk(root: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
+    """Every node under ``root`` (not ``root`` itself), depth first, last child first."""
+    stack = list(root.children)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
+def mark_nodes(
+    root: TreeNode[NodeData],
+    states: Mapping[str, SessionState],
+    hints: Mapping[str, str],
+    label_of: Callable[[SessionNode], Text],
+) -> None:
+    """Relabel the loaded nodes under ``root`` that ``states`` or ``hints`` name; an untitled
+    node without a label hint takes its hint (a hint never replaces one: labels stay stable)."""
+    for node in walk(root):
+        data = node.data
+        if not isinstance(data, SessionNode) or (data.session_id not in states and data.session_id not in hints):
+            continue
+        hint = hints.get(data.session_id)
+        if hint and not data.title and data.label_hint is None:
+            node.data = data = replace(data, label_hint=hint)
+        node.set_label(label_of(data))

@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model.compaction import SnapshotMeta
+from ..model.origins import Origin, OriginKind
 from .linestyle import LineView
 from .render import style_of
 from .textual_compat import set_scroll_range
@@ -27,10 +28,17 @@ from .textual_compat import set_scroll_range
 RowRenderer = Callable[[int, int], Text]
 
 
-def version_label(meta: SnapshotMeta) -> Text:
-    """The inspector's line of one version: number, boundary, time, problems."""
+#: The list's word for what made a version (the inspector's summary says it whole).
+ORIGIN_TAGS = {OriginKind.IN_REQUEST: "auto", OriginKind.COMPACT_CALL: "compact()"}
+
+
+def version_label(meta: SnapshotMeta, made: Origin | None = None) -> Text:
+    """The inspector's line of one version: number, boundary, what made it, time, problems."""
     label = Text(f"v{meta.version}", style=style_of("boundary"))
     label.append(f"  through #{meta.compacted_through_sequence:,}")
+    tag = ORIGIN_TAGS.get(made.kind) if made is not None else None
+    if tag:
+        label.append(f"  {tag}", style=style_of("agent"))
     if meta.created_at is not None:
         label.append(f"  {meta.created_at:%Y-%m-%d %H:%M}", style="dim")
     if meta.problems:
@@ -78,6 +86,8 @@ class VersionList(LineView, can_focus=True):
         #: Index of the version marked with space (the diff's other side), or None.
         self.marked: int | None = None
         self._renderer = renderer
+        #: What made each version (version number -> origin), read after the list shows.
+        self.origins: dict[int, Origin] = {}
         self._cache: dict[int, Strip] = {}
         self._width = 0
 
@@ -136,7 +146,11 @@ class VersionList(LineView, can_focus=True):
             self._width = width
         cached = self._cache.get(index)
         if cached is None:
-            text = self._renderer(index, width) if self._renderer else version_label(self.versions[index])
+            text = (
+                self._renderer(index, width)
+                if self._renderer
+                else version_label(self.versions[index], self.origins.get(self.versions[index].version))
+            )
             if index == self.marked:
                 text = Text("● ", style="bold") + text
             text.truncate(width, overflow="ellipsis")
