@@ -60,7 +60,7 @@ def steady(stores: RealStores, target: Path, home: Path) -> tuple[Path, Path]:
     """main.sqlite3 (and a HOME with the children) made the same every run, for snapshots.
 
     The runtime's child ids are random and its clock is the wall clock: ids become fixed
-    ones, times a fixed sequence, elapsed seconds and durations fixed values.
+    ones, request ids numbered in order, times a fixed sequence, elapsed seconds and durations fixed values.
     """
     ids = {old: f"01a245fb-0000-7000-8000-{n:012d}" for n, old in enumerate(child_ids(stores.main), 1)}
     shutil.copy(stores.main, target)
@@ -78,6 +78,14 @@ def steady(stores: RealStores, target: Path, home: Path) -> tuple[Path, Path]:
                 " reasoning_duration_ns = NULL, content_started_at = NULL, content_completed_at = NULL,"
                 " content_duration_ns = NULL WHERE session_id = ?",
                 (moment, moment, moment, moment, session),
+            )
+        requests = connection.execute(
+            "SELECT request_id FROM raw_messages GROUP BY request_id ORDER BY min(session_id), min(sequence)"
+        ).fetchall()
+        for number, (request_id,) in enumerate(requests, start=1):
+            connection.execute(
+                "UPDATE raw_messages SET request_id = ? WHERE request_id = ?",
+                (f"01a245fb-0000-7000-9000-{number:012d}", request_id),
             )
         rows = connection.execute("SELECT id, message_json FROM raw_messages WHERE tool_name LIKE 'task%'").fetchall()
         for row_id, text in rows:
