@@ -18,14 +18,16 @@ difference except in time; a failed warm read fails the screen's call the same w
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import threading
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from ..model.store import BrowsingStore
+from ..storage.handout import DECLINED as DECLINED  # re-exported: where callers found it
+from ..storage.handout import Handout, Key
+from ..storage.handout import Warm as Warm
+from ..storage.handout import key_of as key_of
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,64 +39,6 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-Key = tuple[Hashable, ...]
-
-
-class _Declined:
-    """The type of :data:`DECLINED`."""
-
-    def __repr__(self) -> str:
-        return "DECLINED"
-
-
-#: A warm result meaning "not read here, ask the store": the start-up reader
-#: (:mod:`zett_browser.storage.quickstart`) could not be sure its answer equals the store's.
-DECLINED = _Declined()
-
-
-@functools.cache
-def _signature(name: str) -> inspect.Signature:
-    return inspect.signature(getattr(BrowsingStore, name))
-
-
-def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
-    """The identity of one call: the store method and every argument's value (defaults
-    included), however it was passed (``get_node(s)`` is ``get_node(session_id=s)``)."""
-    bound = _signature(name).bind(None, *args, **kwargs)  # None: ``self``
-    bound.apply_defaults()
-    return (name, *list(bound.arguments.items())[1:])
-
-
-class Handout:
-    """Results read ahead on a thread, each handed out once: what :class:`WarmStart` and the
-    SQLite start-up reader (``storage/quickstart.py``) share. Subclasses set ``thread``."""
-
-    thread: threading.Thread
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._results: dict[Key, Future[Any]] = {}  # not taken yet
-        self._closed = False
-
-    def start(self) -> Self:
-        self.thread.start()
-        return self
-
-    def take(self, key: Key) -> Future[Any] | None:
-        """The result of this call, if there is one (then it is forgotten)."""
-        with self._lock:
-            return None if self._closed else self._results.pop(key, None)
-
-    def close(self) -> None:
-        """Serve nothing more: later calls must see the store as it is then."""
-        with self._lock:
-            self._closed = True
-            self._results.clear()
-            self._on_close()
-
-    def _on_close(self) -> None:
-        """Called under the lock when closing (the reader interrupts its query)."""
 
 
 class WarmSource(BrowsingStore, Protocol):
@@ -195,16 +139,6 @@ class WarmStart(Handout):
             )
         finally:
             await store.release_loop()
-
-
-class Warm(Protocol):
-    """First-screen reads running beside the app: :class:`WarmStart`, or the SQLite start-up reader."""
-
-    def take(self, key: Key) -> Future[Any] | None: ...
-
-    def close(self) -> None: ...
-
-    def finish(self) -> None: ...
 
 
 class WarmStore:
