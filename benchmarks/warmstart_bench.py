@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,7 @@ def run_child(target: str, warm_on: bool) -> float:
 
 
 def _postgres_copy(path: Path) -> tuple[Any, str]:
-    """The store's rows in a fresh database of a throwaway PostgreSQL: (server, reader URL)."""
+    """The store's rows in a fresh database of a throwaway PostgreSQL: (server, owner URL)."""
     from tests.backends import server_backend
     from tests.servers import start_postgres
     from zett_browser.storage import schema
@@ -107,19 +108,67 @@ def _postgres_copy(path: Path) -> tuple[Any, str]:
                 target.execute(Table(table.name, widened, autoload_with=target).insert(), rows)
     reader.dispose()
     writer.dispose()
-    return server, backend.reader_target
+    return server, backend.target
+
+
+class DelayProxy:
+    """A TCP forwarder adding ``delay`` seconds each way (a server ``2 × delay`` away), on a thread."""
+
+    def __init__(self, port: int, delay: float) -> None:
+        self.target, self.delay, self.port = port, delay, 0
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
+        ready.wait()
+
+    def _run(self, ready: threading.Event) -> None:
+        async def serve() -> None:
+            server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+            self.port = server.sockets[0].getsockname()[1]
+            ready.set()
+            await server.serve_forever()
+
+        self.loop.run_until_complete(serve())
+
+    async def _serve(self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter) -> None:
+        server_in, server_out = await asyncio.open_connection("127.0.0.1", self.target)
+        await asyncio.gather(self._pump(client_in, server_out), self._pump(server_in, client_out))
+
+    async def _pump(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+
+        async def deliver() -> None:
+            while True:
+                due, data = await queue.get()
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                if not data:
+                    sink.close()
+                    return
+                sink.write(data)
+                await sink.drain()
+
+        delivering = asyncio.create_task(deliver())
+        while True:
+            data = await source.read(65536)
+            queue.put_nowait((time.monotonic() + self.delay, data))
+            if not data:
+                break
+        await delivering
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--delay-ms", type=float, default=20.0, help="round trip added to the far PostgreSQL")
     parser.add_argument("--child", choices=["warm", "cold"], help=argparse.SUPPRESS)
     parser.add_argument("--target", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_child(args.target, args.child == "warm")), flush=True)
         return 0
+    from sqlalchemy import make_url
+
     from benchmarks.app_bench import installed_bytecode
     from benchmarks.bigstore import build
 
@@ -132,6 +181,12 @@ def main() -> int:
         if not args.no_postgres:
             server, url = _postgres_copy(path)
             targets["10k PostgreSQL (loopback)"] = url
+            parsed = make_url(url)
+            assert parsed.port is not None
+            far = DelayProxy(parsed.port, args.delay_ms / 2000)
+            targets[f"10k PostgreSQL ({args.delay_ms:g} ms round trip)"] = parsed.set(port=far.port).render_as_string(
+                hide_password=False
+            )
         try:
             figures: dict[str, dict[bool, list[float]]] = {name: {True: [], False: []} for name in targets}
             for rep in range(args.reps):

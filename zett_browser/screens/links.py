@@ -125,7 +125,12 @@ class RecordLinks:
 
         self._push_screen(
             ContextScreen(
-                self._store, record.session_id, record.sequence, page_size=self._page_size, no_writes=self._no_writes
+                self._store,
+                record.session_id,
+                record.sequence,
+                reader=self._reader,
+                page_size=self._page_size,
+                no_writes=self._no_writes,
             )
         )
 
