@@ -230,11 +230,6 @@ def run_app(
     no_writes: str | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
-    from .startup.warmstart import WarmStart
-
-    if warm is None and not live and not isinstance(storage, LazyStore):
-        # The first screen's reads start before Textual and the app's modules are imported.
-        warm = WarmStart(storage, session=session, seq=seq, page_size=page_size).start()
     from .app import make_app
 
     app = make_app(

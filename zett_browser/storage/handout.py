@@ -1,13 +1,14 @@
-"""Provides what the start-up readers share: results read ahead, each handed out once.
+"""Provides what the start-up reader hands the app: results read ahead, each handed out once.
 
-The SQLite start-up reader (:mod:`.quickstart`) and the warm start
-(:mod:`zett_browser.startup.warmstart`) both read the first screen's calls on a thread
-before the app asks for them. :class:`Handout` keeps those results, keyed by the call
-(:func:`key_of`: the store method and every argument's value), and hands each out once;
-:data:`DECLINED` is a result meaning "not read here, ask the store". The app sees either
-reader as a :class:`Warm`. This module is stdlib only (and the store's protocol), so the
-start-up reader can import it before SQLAlchemy, pydantic or Textual are loaded; the
-storage never imports the start-up package (``tests/storage/test_layout.py``).
+The SQLite start-up reader (:mod:`.quickstart`) reads the first screen's calls on a
+thread before the app asks for them. :class:`Handout` keeps those results, keyed by the
+call (:func:`key_of`: the store method and every argument's value), and hands each out
+once; :data:`DECLINED` is a result meaning "not read here, ask the store". The app sees the
+reader as a :class:`Warm`; the store it hands the screen
+(:class:`zett_browser.startup.warmstart.WarmStore`) takes results from it. This module is
+stdlib only (and the store's protocol), so the start-up reader can import it before
+SQLAlchemy, pydantic or Textual are loaded; the storage never imports the start-up
+package (``tests/storage/test_layout.py``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ def key_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Key:
 
 
 class Handout:
-    """Results read ahead on a thread, each handed out once: what the warm start and the
-    SQLite start-up reader (:mod:`.quickstart`) share. Subclasses set ``thread``."""
+    """Results read ahead on a thread, each handed out once (the SQLite start-up reader,
+    :mod:`.quickstart`, is one). Subclasses set ``thread``."""
 
     thread: threading.Thread
 
@@ -81,7 +82,7 @@ class Handout:
 
 
 class Warm(Protocol):
-    """First-screen reads running beside the app: the warm start, or the SQLite start-up reader."""
+    """First-screen reads running beside the app (the SQLite start-up reader)."""
 
     def take(self, key: Key) -> Future[Any] | None: ...
 

@@ -5,8 +5,8 @@ import and start, and SQLite's C code does. :class:`QuickStart` therefore reads 
 screen (the change token, the roots, the opened session's node, bounds, snapshot
 versions, latest summary, ancestors and first Raw Log page) through the stdlib ``sqlite3``
 driver on a thread started before Textual is imported, importing neither SQLAlchemy nor
-aiosqlite nor pydantic. It is a :class:`~.handout.Warm`, as the warm start of the SQL storage
-is, for a SQLite path: :meth:`QuickStart.take` hands out a future per call, keyed by
+aiosqlite nor pydantic. It is the app's :class:`~.handout.Warm` for a SQLite path:
+:meth:`QuickStart.take` hands out a future per call, keyed by
 :func:`~.handout.key_of` (the same calls with the same arguments).
 
 Exactness: the statements are the storage's own, generated from it (:mod:`.startsql`,
@@ -100,7 +100,7 @@ class QuickStart(Handout):
             self._promise_session(session)
         self.thread = threading.Thread(target=self._run, name="zett-browser quick start", daemon=True)
 
-    # ------------------------------------------------------------------ the WarmStart API
+    # ------------------------------------------------------------------ the Warm API
 
     def _on_close(self) -> None:
         """A read under way is interrupted (its future says DECLINED)."""
@@ -133,7 +133,7 @@ class QuickStart(Handout):
 
     @property
     def _promised_keys(self) -> list[Key]:
-        """The calls promised so far (for tests: they must be WarmStart's)."""
+        """The calls promised so far (for tests: they must be the first screen's)."""
         with self._lock:
             return list(self._promised)
 
