@@ -141,8 +141,8 @@ async def test_the_cards_worker_is_not_described_by_a_repr_of_the_page(tmp_path:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         records = screen.query_one(RawLogView).records
-        worker = screen.cards_for(records)
-        usage = screen.usage_for([])
+        worker = screen.parts.cards.cards_for(records)
+        usage = screen.parts.usage.usage_for([])
         assert worker.description == "delegation cards"
         assert usage.description == "usage labels"
         await settle(pilot)
