@@ -11,7 +11,7 @@ lays out the panes and routes keys and widget messages to the controllers.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -91,7 +91,7 @@ class MainControllers:
         self.compaction = CompactionViews(
             services,
             widgets.inspector,
-            screens=self._stack,
+            screens=screens,
             open_session=lambda: self.pane.open,
             show_boundary=self.pane.show_boundary,
         )
@@ -145,9 +145,6 @@ class MainControllers:
     def show_hit(self, session_id: str, sequence: int) -> None:
         """Open a session with the cursor on ``sequence``, remembering the place left (``b``)."""
         self.pane.open_session(session_id, sequence, push=True)
-
-    def _stack(self) -> Iterable[Screen[Any]]:
-        return self._screens()
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self._call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
