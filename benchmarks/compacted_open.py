@@ -74,7 +74,7 @@ async def _child(store: str) -> float:
         assert isinstance(screen, MainScreen)
         watch.arm(opened)
         started = time.perf_counter()
-        screen.open_session_by_id(COMPACTED_SESSION, 1)
+        screen.parts.pane.open_session(COMPACTED_SESSION, 1)
         hit = await watch.wait()
         await pilot.app.workers.wait_for_complete()
         return (hit - started) * 1000

@@ -28,7 +28,7 @@ from .screens.watch import ROOTS_PAGE
 from .startup.gcpace import PACE_S, CollectionPacer
 from .startup.launch import LazyStore, begin, lazy_store, resume_collection, sqlite_path
 from .startup.lifecycle import end_after_hangup, install_exit_signals
-from .startup.warmstart import Warm, WarmStart, WarmStore
+from .startup.warmstart import Warm, WarmStore
 from .widgets.rawlog import RawLogView
 from .widgets.render import use_theme
 from .widgets.textual_compat import PromptOutput, hold_repaints, release_repaints
@@ -213,7 +213,7 @@ def make_app(
     ``index``: keep the store's side index up to date in the background and offer search
     (``index_dir``: where index files live; default ``$ZETT_BROWSER_INDEX_DIR`` or the
     user cache). ``search``: open the search view on this query. ``warm``: the first screen's
-    reads, already started (by default they start here). ``no_writes``: the app writes no
+    reads, already started (the start-up reader; for a SQLite path it starts here). ``no_writes``: the app writes no
     file anywhere (``zett-browser serve``): the export dialog, the context's ``w`` and the
     screenshot command say this instead.
 
@@ -260,9 +260,6 @@ def make_app(
 
         searching = LazySearch(sql, index_dir)
         options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))
-    if warm is None and not isinstance(storage, LazyStore) and live is None and sql is not None:
-        # The first screen's reads start now, on a thread, while Textual starts.
-        warm = WarmStart(sql, session=session, seq=seq, page_size=page_size, roots_page=ROOTS_PAGE).start()
     return ZettBrowserApp(storage, options, live=live, warm=warm)
 
 

@@ -67,7 +67,7 @@ async def test_a_failed_page_read_clears_the_previous_sessions_rows(tmp_path: Pa
         await settle(pilot)
         view = app.screen.query_one(RawLogView)
         assert view.records and {record.session_id for record in view.records} == {KITCHEN}
-        app.screen.open_session_by_id(PAGINATION, None)  # type: ignore[attr-defined]
+        app.screen.parts.pane.open_session(PAGINATION, None)  # type: ignore[attr-defined]
         await settle(pilot)
         breadcrumb = str(app.screen.query_one("#breadcrumb").render())
         assert "Pagination" in breadcrumb

@@ -440,8 +440,8 @@ async def test_the_served_app_offers_no_writer(tmp_path: Path, store: Path, monk
     """In process (Pilot), the app ``serve`` runs (``--served``): ``e``, ``x`` then ``w``, and the
     palette's screenshot each say why they write nothing, and nothing is written."""
     from tests.ui.helpers import frozen_clock, settle
-    from zett_browser.__main__ import SERVED_NO_WRITES, build_parser
     from zett_browser.app import make_app
+    from zett_browser.cli.browse import SERVED_NO_WRITES, build_parser
     from zett_browser.screens.context import ContextScreen
     from zett_browser.widgets.rawlog import RawLogView
 

@@ -17,7 +17,7 @@ from zett_browser.app import make_app
 from zett_browser.index import ENV_DIR, SideIndex, parse
 from zett_browser.index.sessions import matching_sessions
 from zett_browser.model import SessionNode
-from zett_browser.screens import main as main_screen
+from zett_browser.screens import wiring
 from zett_browser.screens.main import MainScreen
 from zett_browser.widgets.session_tree import More, NodeData, SessionTree
 
@@ -112,7 +112,7 @@ async def test_filter_follows_every_page_and_reaches_orphans(
     indexed: tuple[Path, SideIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, index = indexed
-    monkeypatch.setattr(main_screen, "ROOTS_PAGE", 2)
+    monkeypatch.setattr(wiring, "ROOTS_PAGE", 2)
     app = make_app(str(store), clock=frozen_clock)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
@@ -155,17 +155,17 @@ async def test_screen_glue_filters_reports_bad_queries_and_clears(
         assert isinstance(screen, MainScreen)
         tree = screen.query_one(SessionTree)
         normal = set(shown(tree))
-        screen.apply_tree_filter("type:3")
+        screen.parts.search.apply_filter("type:3")
         await settle(pilot)
         assert set(shown(tree)) == {S7}
-        screen.apply_tree_filter("since:yesterdayish")
+        screen.parts.search.apply_filter("since:yesterdayish")
         await settle(pilot)
         assert set(shown(tree)) == {S7}, "a bad query leaves the filter as it was"
         assert any("since:yesterdayish" in note.message for note in app._notifications)
-        screen.apply_tree_filter("")
+        screen.parts.search.apply_filter("")
         await settle(pilot)
         assert tree.filter is None and set(shown(tree)) == normal
-        screen.search_text = "type:3"  # what the search view leaves behind
+        screen.parts.search.text = "type:3"  # what the search view leaves behind
         await pilot.press("F")
         await settle(pilot)
         assert set(shown(tree)) == {S7}, "F filters the tree by the last search"
@@ -184,7 +184,7 @@ async def test_f_without_a_search_or_without_the_index_says_why(indexed: tuple[P
         await pilot.press("F")
         await settle(pilot)
         assert any("Search first" in note.message for note in app._notifications)
-        screen.apply_tree_filter("type:3")
+        screen.parts.search.apply_filter("type:3")
         await settle(pilot)
         assert screen.query_one(SessionTree).filter is None
         assert any("--no-index" in note.message for note in app._notifications)

@@ -288,10 +288,10 @@ async def test_f_in_the_app_keeps_the_sessions_of_each_new_qualifier(
             ("has:server_tools", {CASE(2)}),
             ("is:resume", {CASE(10), CASE(11)}),
         ):
-            screen.apply_tree_filter(query)
+            screen.parts.search.apply_filter(query)
             await settle(pilot)
             assert shown(tree) == sessions, query
-        screen.apply_tree_filter("is:paused")
+        screen.parts.search.apply_filter("is:paused")
         await settle(pilot)
         assert any("steering|resume|goal" in note.message for note in app._notifications)
 

@@ -1,7 +1,7 @@
 """Compares the start-up reader with the storage, call by call, on one store.
 
 :func:`check` runs :class:`QuickStart` on a store, takes every future the first screen
-would take (the calls and arguments WarmStart makes), then makes the same calls on the
+would take (the calls and arguments it promises), then makes the same calls on the
 SQLAlchemy storage (opened with the reader's sidecar guard) and asserts that every
 served result equals the storage's; a DECLINED one is counted. It also runs the CLI's
 preflight and compares it with :meth:`QuickStart.preflight`.

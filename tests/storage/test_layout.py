@@ -24,7 +24,7 @@ STORAGE = Path(storage.__file__).parent
 PACKAGE = "zett_browser.storage"
 
 #: The reader and what it stands on: they import no query module and no facade.
-BOTTOM = {"reader", "columns", "engine", "inflight", "schema", "rows", "convert", "keyset", "sidecars"}
+BOTTOM = {"reader", "columns", "engine", "inflight", "schema", "rows", "convert", "keyset", "sidecars", "handout"}
 #: Query modules that take a reader: they import the reader, never a facade module.
 QUERIES = {
     "scan",
@@ -42,8 +42,18 @@ QUERIES = {
 }
 #: The facade: the storage classes and their slices of the API (methods over ``self.reader``).
 FACADE = {"core", "sql", "browse", "facade", "documented"}
-#: Never imported by the storage, at any depth of a function.
-FORBIDDEN = ("textual", "rich", "zett_browser.widgets", "zett_browser.screens", "zett_browser.app")
+#: Never imported by the storage, at any depth of a function: the UI, and the layers above
+#: it (start-up and the command line use the storage, never the other way round).
+FORBIDDEN = (
+    "textual",
+    "rich",
+    "zett_browser.widgets",
+    "zett_browser.screens",
+    "zett_browser.app",
+    "zett_browser.startup",
+    "zett_browser.cli",
+    "zett_browser.__main__",
+)
 
 #: The documented API and the browser's queries, on the facade.
 METHODS = (

@@ -24,7 +24,6 @@ from benchmarks.bigstore import BIG_SESSION, COMPACTED_SESSION, build, build_com
 from tests.storage.quickcheck import Outcome, check, real_preflight_ok
 from tests.support import EMPTY, FIXTURES, KITCHEN_SINK, ORPHAN, PAGINATION
 from zett_browser.demo.store import build_demo_store
-from zett_browser.startup import warmstart
 from zett_browser.storage import open_store, startgen
 from zett_browser.storage.quickstart import DECLINED, QuickStart, key_of
 
@@ -89,20 +88,13 @@ def test_the_storage_names_still_load_sqlalchemy_without_its_orm() -> None:
     assert out.stdout.split() == ["True", "False"]
 
 
-def test_keys_are_the_warm_starts(tmp_path: Path) -> None:
-    """The reader promises exactly the calls WarmStart makes, keyed the same way."""
-    path = copy("storage_api", tmp_path)
-    storage = open_store(path)
-    warm = warmstart.WarmStart(storage, session=None, seq=None, page_size=40).start()
-    warm.thread.join()
-    asyncio.run(storage.close())
-    quick = QuickStart(path, session=None, seq=None, page_size=40).start()
-    quick.thread.join()
-    quick.finish()
-    assert set(quick._promised_keys) == set(warm._results)
-    assert key_of("raw_page", ("s",), {"limit": 3, "after_sequence": None}) == warmstart.key_of(
+def test_keys_are_the_store_protocols() -> None:
+    """A call's key is the same however its arguments are passed (that the screen takes
+    every promised result: ``tests/ui/test_start_and_poll.py``)."""
+    assert key_of("raw_page", ("s",), {"limit": 3, "after_sequence": None}) == key_of(
         "raw_page", ("s",), {"after_sequence": None, "limit": 3}
     )
+    assert key_of("get_node", ("s",), {}) == key_of("get_node", (), {"session_id": "s"})
 
 
 @pytest.mark.parametrize("name", FIXTURE_STORES)

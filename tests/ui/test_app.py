@@ -289,14 +289,14 @@ async def test_markdown_prose_highlights_code_but_links_stay_text(tmp_path: Path
 
 
 async def test_more_node_pages_through_roots(tmp_path: Path, monkeypatch: object) -> None:
-    import zett_browser.screens.main as main_screen
+    import zett_browser.screens.wiring as wiring
 
     path = tmp_path / "many.sqlite3"
     storage = SQLiteSessionStorage(path)
     for index in range(7):
         await storage.create_session(session_id=f"s{index}", title=f"Session {index}")
     await storage.close()
-    monkeypatch.setattr(main_screen, "ROOTS_PAGE", 3)  # type: ignore[attr-defined]
+    monkeypatch.setattr(wiring, "ROOTS_PAGE", 3)  # type: ignore[attr-defined]
     app = make_app(str(path), clock=frozen_clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

@@ -1,5 +1,6 @@
-"""The main screen's controllers alone: each built with its narrow constructor inside a small
-Textual app over a real fixture store (no main screen, no mocks of the store)."""
+"""The main screen's controllers alone, and wired together (``MainControllers``): each built
+with its narrow constructor inside a small Textual app over a real fixture store (no main
+screen, no mocks of the store)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from tests.support import PAGINATION, PARENT
 from tests.ui.helpers import frozen_clock, store_copy
 from zett_browser.model import RawMessageRecord
 from zett_browser.model.store import BrowsingStore
+from zett_browser.screens.options import BrowserOptions
 from zett_browser.screens.reads import Failed, ReadHelper, Services
 from zett_browser.screens.session import PaneWidgets, SessionPane
 from zett_browser.screens.watch import ChangePoller
+from zett_browser.screens.wiring import MainControllers
 from zett_browser.storage import open_store
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
@@ -160,3 +163,33 @@ async def test_the_change_poller_waits_for_the_roots_and_rereads_only_after_a_ch
         await pilot.app.workers.wait_for_complete()
         assert changed == ["rest", "store", "rest"]
         assert len(app.session_tree.root.children) > 0, "the roots were merged into the tree"
+
+
+async def test_the_wired_controllers_start_the_screen_without_a_main_screen(tmp_path: Path) -> None:
+    """``MainControllers`` alone: started, the roots fill the tree, the session asked for opens,
+    and the first page is announced once (what waited for it starts)."""
+    store = open_store(store_copy("storage_api", tmp_path))
+    app = Host(store)
+    announced: list[str] = []
+    titles: list[str] = []
+    options = BrowserOptions(session=PAGINATION, after_first_page=lambda: announced.append("first page"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        parts = MainControllers(
+            app.services(),
+            PaneWidgets(app.view, app.inspector, app.status, app.breadcrumb, app.session_tree),
+            app.status,
+            options,
+            set_title=titles.append,
+            call_after_refresh=app.call_after_refresh,
+            set_timer=app.set_timer,
+            screens=lambda: app.screen_stack,
+        )
+        parts.start()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(app.session_tree.root.children) > 0, "the roots are in the tree"
+        assert parts.open_id() == PAGINATION and on_page(app.view.records) == list(range(1, 51))
+        assert announced == ["first page"] and titles, "the first page is announced once; the title is set"
+        parts.show_hit(PARENT, 1)
+        await pilot.app.workers.wait_for_complete()
+        assert parts.open_id() == PARENT and len(parts.pane.history) == 1, "a hit remembers the place left"

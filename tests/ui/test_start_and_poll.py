@@ -1,9 +1,10 @@
-"""Start-up and the change poll (issue 16): the warm start and the batched tree refresh.
+"""Start-up and the change poll (issue 16): the start-up reader and the batched tree refresh.
 
-The warm start reads the first screen on a thread while Textual starts; the screen must
-show exactly what it shows without it, and a warm result must never answer a later read
-(the first poll sees the store as it is). The poll re-reads the roots and every expanded
-node with one ``tree_refresh``, never one ``list_children`` per node.
+The start-up reader reads the first screen on a thread while Textual starts; the screen
+must show exactly what it shows without it, the screen takes every result it read, and a
+warm result must never answer a later read (the first poll sees the store as it is). The
+poll re-reads the roots and every expanded node with one ``tree_refresh``, never one
+``list_children`` per node.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tests.ui.helpers import frozen_clock, sequences, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.startup.warmstart import WarmStore, key_of
 from zett_browser.storage import open_store
+from zett_browser.storage.quickstart import QuickStart
 from zett_browser.widgets.session_tree import SessionTree
 
 
@@ -53,11 +55,9 @@ async def test_the_warm_start_shows_the_same_first_screen(tmp_path: Path) -> Non
 
 async def test_a_warm_result_never_answers_after_the_first_poll(tmp_path: Path) -> None:
     path = store_copy("agent_run", tmp_path)
-    storage = open_store(path)
-    app = make_app(storage, clock=frozen_clock, poll_interval=0)
-    warm: Any = app.warm
-    assert warm is not None
+    warm = QuickStart(path, session=None, seq=None, page_size=50).start()
     warm.thread.join()
+    storage = open_store(path, sidecar_guard=warm.guard)
     store = WarmStore(storage, warm)
     first = await store.change_token()
     with sqlite3.connect(path) as connection:  # another process commits
@@ -67,6 +67,7 @@ async def test_a_warm_result_never_answers_after_the_first_poll(tmp_path: Path) 
     second = await store.change_token()
     assert second != first, "the poll's token is read from the store"
     assert warm.take(key_of("list_roots", (), {"limit": 100})) is None, "nothing warm is left to serve"
+    warm.finish()
     await storage.close()
 
 

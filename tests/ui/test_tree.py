@@ -11,7 +11,7 @@ from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, CHILD, PARENT, ROOT
 from tests.ui.helpers import frozen_clock, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.model import SessionNode
-from zett_browser.screens import main as main_screen
+from zett_browser.screens import wiring
 from zett_browser.screens.main import MainScreen
 from zett_browser.storage import SQLiteSessionStorage
 from zett_browser.widgets.rawlog import RawLogView
@@ -142,7 +142,7 @@ async def test_a_session_beyond_the_loaded_page_is_still_revealed(
     for index in range(1, 7):
         await storage.create_session(session_id=f"s{index}", title=f"Session {index}")
     await storage.close()
-    monkeypatch.setattr(main_screen, "ROOTS_PAGE", 3)
+    monkeypatch.setattr(wiring, "ROOTS_PAGE", 3)
     app = make_app(str(path), session="c0", clock=frozen_clock, poll_interval=0)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

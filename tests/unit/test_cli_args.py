@@ -19,7 +19,7 @@ def test_only_the_shared_helpers_declare_the_store_and_the_index_directory() -> 
 
 
 def test_every_command_taking_a_store_uses_the_helper() -> None:
-    for name in ("__main__.py", "cli/index.py", "cli/export.py", "cli/context.py", "cli/usage.py", "cli/serve.py"):
+    for name in ("cli/browse.py", "cli/index.py", "cli/export.py", "cli/context.py", "cli/usage.py", "cli/serve.py"):
         assert "add_store(parser)" in (PACKAGE / name).read_text(), name
-    for name in ("__main__.py", "cli/index.py", "cli/usage.py", "cli/serve.py"):
+    for name in ("cli/browse.py", "cli/index.py", "cli/usage.py", "cli/serve.py"):
         assert "add_index_dir(parser)" in (PACKAGE / name).read_text(), name

@@ -1,9 +1,9 @@
 """Provides what the command line and its subcommands share: the one-line parser and
 argument types, the page-size option, and the one-line error report and preflight.
 
-It lives apart from :mod:`zett_browser.__main__` so that the subcommands
-(the modules of this package, loaded by name from ``__main__``'s table) import it and not the module
-that loads them: no import cycle, deferred or not.
+It lives apart from :mod:`zett_browser.__main__` so that the commands (``cli/*.py``,
+loaded by name from ``__main__``) import it and not the module that loads them: no
+import cycle, deferred or not.
 """
 
 from __future__ import annotations

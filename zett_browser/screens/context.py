@@ -32,6 +32,7 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line
 from ..widgets.status import summary_item
 from .detail import MessageDetail
+from .reads import Failed, ReadHelper
 
 #: Rows decoded per read when the whole context is walked (size, export): about 25 ms of
 #: decoding, so keys stay answered while a context of 100,000 rows is counted.
@@ -78,12 +79,15 @@ class ContextScreen(Screen[None]):
         session_id: str,
         at: int,
         *,
+        reader: ReadHelper,
         page_size: int = 100,
         export_dir: Path | None = None,
         no_writes: str | None = None,
     ) -> None:
         super().__init__()
         self.store = store
+        #: The main screen's read helper (the one place a failed read becomes a notice).
+        self.reader = reader
         self.session_id = session_id
         self.at = at
         self.page_size = page_size
@@ -109,13 +113,13 @@ class ContextScreen(Screen[None]):
 
     @work(exclusive=True, group="context", exit_on_error=False)
     async def load(self) -> None:
-        try:
-            self.point = await context.locate(self.store, self.session_id, self.at)
-        except Exception as error:  # noqa: BLE001 - any failed read becomes a line, never a crash
+        point = await self.reader.attempt(context.locate(self.store, self.session_id, self.at))
+        if isinstance(point, Failed):  # worded in place of the context
             self.query_one(RawLogView).show_page(
-                [], empty_text=f"The context could not be read: {one_line(error, 300)}"
+                [], empty_text=f"The context could not be read: {one_line(point.error, 300)}"
             )
             return
+        self.point = point
         head = self.query_one(ContextHead)
         head.show(self.point, None)
         await self._show_page(self.point.floor, None)
@@ -124,12 +128,11 @@ class ContextScreen(Screen[None]):
     @work(group="count", exit_on_error=False)
     async def count(self, point: ContextPoint) -> None:
         head = self.query_one(ContextHead)
-        try:
-            size = await context.estimate(
-                self.store, point, progress=lambda done: head.show(point, None, progress=done), page=STEP
-            )
-        except Exception as error:  # noqa: BLE001
-            self.notify(f"Could not size the context: {one_line(error, 300)}", severity="error", markup=False)
+        size = await self.reader.fetch(
+            context.estimate(self.store, point, progress=lambda done: head.show(point, None, progress=done), page=STEP),
+            "Could not size the context",
+        )
+        if isinstance(size, Failed):
             return
         head.show(point, size)
 
@@ -151,10 +154,8 @@ class ContextScreen(Screen[None]):
         point = self.point
         if point is None:
             return False
-        try:
-            rows = await self._read(after, after_id)
-        except Exception as error:  # noqa: BLE001
-            self.notify(f"Could not read the context: {one_line(error, 300)}", severity="error", markup=False)
+        rows = await self.reader.fetch(self._read(after, after_id), "Could not read the context")
+        if isinstance(rows, Failed):
             return False
         first = after <= point.floor and after_id is None
         if not rows and not first:
@@ -197,11 +198,13 @@ class ContextScreen(Screen[None]):
         if point is None:
             return
         directory, name = self.export_dir or Path.cwd(), export_name(self.session_id, point.at)
-        try:
+
+        async def export() -> Path:
             items = [item async for item in context.envelopes(self.store, point, page=STEP)]
-            target = await asyncio.to_thread(_write, directory, name, items)
-        except Exception as error:  # noqa: BLE001 - ContextError, OSError, a failed read: one line
-            self.notify(f"Not written: {one_line(error, 300)}", severity="error", markup=False)
+            return await asyncio.to_thread(_write, directory, name, items)
+
+        target = await self.reader.fetch(export(), "Not written")  # ContextError, OSError, a failed read
+        if isinstance(target, Failed):
             return
         self.notify(f"Wrote the context to {clean(target)}", markup=False, timeout=8)
 
@@ -220,6 +223,7 @@ class ContextScreen(Screen[None]):
                 self.store,
                 self.session_id,
                 event.record.sequence,
+                reader=self.reader,
                 page_size=self.page_size,
                 export_dir=self.export_dir,
                 no_writes=self.no_writes,

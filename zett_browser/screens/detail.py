@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from bisect import bisect_right
 from collections.abc import Callable
+from functools import partial
 
 from rich.text import Text
 from textual import work
@@ -18,6 +19,7 @@ from ..keymap import bindings
 from ..views.formatting import human_size
 from ..widgets.safe import clean
 from .outside import take_text
+from .reads import Failed, attempt_call
 
 #: Characters shown at once. Textual's TextArea lays out all of its text (10 KB of long
 #: lines: ~2 ms; 220 KB: 60 ms; one 200 KB line: 200 ms, measured), so a 50 MB message
@@ -104,10 +106,9 @@ class MessageDetail(ModalScreen[None]):
     @work(thread=True, exit_on_error=False, description="format the whole message")
     def _prepare(self) -> None:
         source = self._source
-        try:
-            text = source() if callable(source) else clean(source)
-        except Exception as error:  # noqa: BLE001 - shown on the screen, never a crash
-            text = clean(f"This could not be shown: {error!r}")
+        text = attempt_call(source if callable(source) else partial(clean, source))
+        if isinstance(text, Failed):  # shown on the screen, never a crash
+            text = clean(f"This could not be shown: {text.error!r}")
         self.app.call_from_thread(self._loaded, text)
 
     def _loaded(self, text: str) -> None:

@@ -22,6 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 from ..keymap import bindings
 from ..model.export import ExportRequest, ExportService
 from ..widgets.safe import one_line, plain
+from .reads import Failed, attempt
 
 FORMATS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON (stored rows, unchanged)"))
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -141,11 +142,11 @@ class ExportDialog(ModalScreen[None]):
     @work(exclusive=True, group="export", exit_on_error=False)
     async def write(self, request: ExportRequest) -> None:
         """Write the file; success closes the dialog with a notification, a failure stays in it."""
-        try:
-            line = await self.service.export(request)
-        except Exception as error:  # noqa: BLE001 - any failure is one line in the dialog
+        # Not a read alone (it writes a file): any failure is one line in the dialog.
+        line = await attempt(self.service.export(request))
+        if isinstance(line, Failed):
             self.query_one("#export-go", Button).disabled = False
-            message = one_line(f"Export failed: {error}", 300)
+            message = one_line(f"Export failed: {line.error}", 300)
             self._status(message)
             self.notify(message, severity="error", markup=False)
             return

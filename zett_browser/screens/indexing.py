@@ -20,7 +20,7 @@ from ..widgets.line import TextLine
 from ..widgets.safe import one_line
 from ..widgets.status import JumpField, StatusLine
 from .indexstate import IndexState as IndexState  # where it was (tests import it here)
-from .reads import Notify, RunWorker
+from .reads import Failed, Notify, RunWorker, attempt
 
 #: Seconds between repaints of the progress line (and before it first shows).
 PROGRESS_EVERY = 0.25
@@ -148,6 +148,18 @@ class IndexSync:
         else:
             self.sync()
 
+    async def _steps(self, service: SearchService) -> None:
+        """Run one sync to its end, showing its progress now and then."""
+        state, row = self.state, self._row
+        started = last = time.monotonic()
+        async for progress in service.steps():
+            state.done, state.total = progress.done, progress.total
+            now = time.monotonic()
+            if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
+                last = now
+                show_build_progress(row, progress)
+        state.built = True
+
     def sync(self) -> Worker[None]:
         return self._run(self._sync, name="sync_index", group="index", description="sync_index()", exit_on_error=False)
 
@@ -159,17 +171,11 @@ class IndexSync:
         state.building = True
         row = self._row
         line = row.query_one(IndexLine)
-        started = last = time.monotonic()
         try:
-            async for progress in service.steps():
-                state.done, state.total = progress.done, progress.total
-                now = time.monotonic()
-                if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
-                    last = now
-                    show_build_progress(row, progress)
-            state.built = True
-        except Exception as error:  # noqa: BLE001 - the index is derived data: browsing goes on
-            self._notify(f"Could not update the search index: {one_line(error, 200)}", severity="warning", markup=False)
+            built = await attempt(self._steps(service))
+            if isinstance(built, Failed):  # the index is derived data: a warning, browsing goes on
+                message = f"Could not update the search index: {one_line(built.error, 200)}"
+                self._notify(message, severity="warning", markup=False)
         finally:
             state.building = False
             state.syncs += 1

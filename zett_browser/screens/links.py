@@ -23,7 +23,7 @@ from ..model.export import ExportService
 from ..text import clean
 from ..views.formatting import full_text, join, kind_name, summary_blocks
 from .calls import Child, NotACall, call_ids, children_of, find_partner
-from .reads import Failed, Services
+from .reads import Failed, Services, attempt
 
 if TYPE_CHECKING:
     from .timing import Chosen
@@ -156,7 +156,12 @@ class RecordLinks:
 
         self._push_screen(
             ContextScreen(
-                self._store, record.session_id, record.sequence, page_size=self._page_size, no_writes=self._no_writes
+                self._store,
+                record.session_id,
+                record.sequence,
+                reader=self._reader,
+                page_size=self._page_size,
+                no_writes=self._no_writes,
             )
         )
 
@@ -194,10 +199,9 @@ async def not_here(session_id: str, elsewhere: Callable[[str], str | None] | Non
     """Why ``o`` does not open a child missing from this store, and where it is when known."""
     where = None
     if elsewhere is not None:
-        try:
-            where = await asyncio.to_thread(elsewhere, session_id)
-        except Exception:  # noqa: BLE001 - a hint only: without it the notice still says the child is not here
-            where = None
+        # A hint only: if the look fails, the notice still says the child is not here.
+        found = await attempt(asyncio.to_thread(elsewhere, session_id))
+        where = None if isinstance(found, Failed) else found
     shown = clean(session_id)
     if where is None:
         return f"Delegated session {shown} is not in this store"

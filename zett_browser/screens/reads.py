@@ -3,7 +3,13 @@
 :class:`ReadHelper` is the one place a failed read becomes a notice (or, for a read that is
 only decoration, a log line): screens and their controllers pass it storage calls and
 never write their own ``except``. It also keeps the server's state: a lost connection is
-announced once and the screen's subtitle says so until the server answers again.
+announced once and the screen's subtitle says so until the server answers again. Work
+that is not a store read but may fail the same way (a search of the side index, an
+export, the index sync, formatting a whole message) takes the same shape without a
+screen's state: :func:`attempt` (awaited) and :func:`attempt_call` (in a thread) return
+the value or :class:`Failed`, and the view words the failure in place.
+``tests/unit/test_screen_failures.py`` fails when a screen module catches
+``Exception`` itself.
 
 A page continues after (or before) an exact row (``after_id`` / ``before_id``), and the
 first page starts at the very first row (``after_sequence=None``), so paging is total over
@@ -36,6 +42,22 @@ class Failed:
 
     def __init__(self, error: Exception) -> None:
         self.error = error
+
+
+async def attempt(call: Awaitable[T]) -> T | Failed:
+    """Await ``call``: its value, or :class:`Failed` with the error for the caller to word."""
+    try:
+        return await call
+    except Exception as error:  # noqa: BLE001 - the caller shows it, never a crash
+        return Failed(error)
+
+
+def attempt_call(work: Callable[[], T]) -> T | Failed:
+    """Run ``work`` (in a worker thread): its value, or :class:`Failed` for the caller to word."""
+    try:
+        return work()
+    except Exception as error:  # noqa: BLE001 - the caller shows it, never a crash
+        return Failed(error)
 
 
 class ReadHelper:
@@ -85,10 +107,7 @@ class ReadHelper:
     async def attempt(self, call: Awaitable[T]) -> T | Failed:
         """Run a read whose failure the view itself shows in place (an error line of its
         own, not a notice): the value, or :class:`Failed` with the error to word."""
-        try:
-            return await call
-        except Exception as error:  # noqa: BLE001 - the caller shows it, never a crash
-            return Failed(error)
+        return await attempt(call)
 
     async def quietly(self, call: Awaitable[T], default: T, what: str = "read") -> T:
         """Run a read that is only decoration: a failure is a log line and ``default``."""

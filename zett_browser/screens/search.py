@@ -21,6 +21,7 @@ from ..widgets.hits import HitList
 from ..widgets.line import TextLine
 from ..widgets.safe import one_line
 from .indexstate import IndexState
+from .reads import Failed, attempt
 
 PAGE = 100
 HINT = 'words, "a phrase", prefix*, a OR b, -word, kind:tool, tool:NAME, agent:NAME, since:2d …'
@@ -86,18 +87,16 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
     @work(exclusive=True, group="search", exit_on_error=False)
     async def _first_page(self, text: str) -> None:
         syncs = self.state.syncs
-        try:
-            page = await self.service.search(text, session=self.session, limit=PAGE)
-        except ValueError as error:  # in:session with no open session
-            self._show_error(str(error))
-            return
-        except Exception as error:  # noqa: BLE001 - a damaged or busy index: say so, keep the view
-            if text != self.query_text:
-                return
-            if self.state.building or self.state.syncs != syncs:
-                self._unreadable_while_building(text)
+        page = await attempt(self.service.search(text, session=self.session, limit=PAGE))
+        if isinstance(page, Failed):
+            if isinstance(page.error, ValueError):  # in:session with no open session
+                self._show_error(str(page.error))
+            elif text != self.query_text:
+                pass
+            elif self.state.building or self.state.syncs != syncs:
+                self._unreadable_while_building(text)  # a damaged or busy index: say so, keep the view
             else:
-                self._show_error(f"search failed: {error}")
+                self._show_error(f"search failed: {page.error}")
             return
         if text != self.query_text:
             return
@@ -132,10 +131,9 @@ class SearchScreen(Screen[tuple[str, SearchHit | None]]):
     @work(exclusive=True, group="more", exit_on_error=False)
     async def on_hit_list_more_wanted(self, event: HitList.MoreWanted) -> None:
         text = self.query_text
-        try:
-            page = await self.service.search(text, after=event.cursor, session=self.session, limit=PAGE)
-        except Exception as error:  # noqa: BLE001 - the hits shown stay; the note says why no more
-            self._note(Text(f"could not read more hits: {one_line(error, 200)}", style="red"))
+        page = await attempt(self.service.search(text, after=event.cursor, session=self.session, limit=PAGE))
+        if isinstance(page, Failed):  # the hits shown stay; the note says why no more
+            self._note(Text(f"could not read more hits: {one_line(page.error, 200)}", style="red"))
             return
         hits = self.query_one(HitList)
         if text != self.query_text or hits.next_cursor != event.cursor:

@@ -37,7 +37,7 @@ async def list_raw_messages(
     limit: int = 10_000,
     offset: int = 0,
 ) -> list[RawMessageRecord]:
-    """Return one chronological page from a session's immutable Raw Log. (documented at the facade)."""
+    """The body of :meth:`.documented.DocumentedAPI.list_raw_messages` (its docstring is the one source)."""
     if after_sequence < 0:
         raise ValueError("after_sequence cannot be negative")
     if through_sequence is not None and through_sequence < 1:
@@ -65,7 +65,7 @@ async def list_sessions(
     limit: int = 100,
     offset: int = 0,
 ) -> list[SessionSummary]:
-    """Return one page of root and delegated sessions by latest activity. (documented at the facade)."""
+    """The body of :meth:`.documented.DocumentedAPI.list_sessions` (its docstring is the one source)."""
     if limit < 1:
         raise ValueError("limit must be positive")
     if offset < 0:
@@ -92,7 +92,7 @@ async def list_sessions(
 
 
 async def count_messages(reader: Reader, session_id: str) -> int:
-    """Count a session's Raw Log messages without decoding them."""
+    """The body of :meth:`.documented.DocumentedAPI.count_messages` (its docstring is the one source)."""
 
     async def work(connection: AsyncConnection) -> int:
         value = await connection.scalar(select(func.count()).where(raw_t.c.session_id == session_id))
@@ -102,12 +102,12 @@ async def count_messages(reader: Reader, session_id: str) -> int:
 
 
 async def get_session(reader: Reader, session_id: str) -> SessionSummary | None:
-    """Return one session's stored fields and message count, or None."""
+    """The body of :meth:`.documented.DocumentedAPI.get_session` (its docstring is the one source)."""
     return await reader.run(lambda connection: summary(reader, connection, session_id))
 
 
 async def load(reader: Reader, session_id: str) -> SessionView:
-    """Restore the latest checkpoint and the original messages after its boundary. (documented at the facade)."""
+    """The body of :meth:`.documented.DocumentedAPI.load` (its docstring is the one source)."""
 
     async def work(connection: AsyncConnection) -> SessionView:
         stored = await session_row(reader, connection, session_id)

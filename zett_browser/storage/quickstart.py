@@ -5,9 +5,9 @@ import and start, and SQLite's C code does. :class:`QuickStart` therefore reads 
 screen (the change token, the roots, the opened session's node, bounds, snapshot
 versions, latest summary, ancestors and first Raw Log page) through the stdlib ``sqlite3``
 driver on a thread started before Textual is imported, importing neither SQLAlchemy nor
-aiosqlite nor pydantic. It is the drop-in of :class:`~zett_browser.startup.warmstart.WarmStart`
-for a SQLite path: :meth:`QuickStart.take` hands out a future per call, keyed like
-WarmStart's (the same calls with the same arguments).
+aiosqlite nor pydantic. It is the app's :class:`~.handout.Warm` for a SQLite path:
+:meth:`QuickStart.take` hands out a future per call, keyed by
+:func:`~.handout.key_of` (the same calls with the same arguments).
 
 Exactness: the statements are the storage's own, generated from it (:mod:`.startsql`,
 see :mod:`.startgen`); the connection is opened like the storage's (the ``mode=ro`` URI
@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionNode, SnapshotInfo
-from ..startup.warmstart import DECLINED, Handout, key_of  # the warm store's own: it tests ``result is DECLINED``
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
+from .handout import DECLINED, Handout, Key, Warm, key_of  # the warm store tests ``result is DECLINED``
 from .shaping import bounds_from_row, meta_from_row, node_page, walk_ancestors
 from .sidecars import SidecarGuard
 from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
@@ -51,9 +51,7 @@ from .startsql import NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES
 if TYPE_CHECKING:
     from ..model.compaction import SnapshotMeta
     from ..model.messages import AnyMessage, CompactedMessage
-    from ..startup.warmstart import Warm
 
-Key = tuple[Hashable, ...]
 __all__ = ["DECLINED", "QuickStart", "key_of"]
 
 
@@ -102,7 +100,7 @@ class QuickStart(Handout):
             self._promise_session(session)
         self.thread = threading.Thread(target=self._run, name="zett-browser quick start", daemon=True)
 
-    # ------------------------------------------------------------------ the WarmStart API
+    # ------------------------------------------------------------------ the Warm API
 
     def _on_close(self) -> None:
         """A read under way is interrupted (its future says DECLINED)."""
@@ -135,7 +133,7 @@ class QuickStart(Handout):
 
     @property
     def _promised_keys(self) -> list[Key]:
-        """The calls promised so far (for tests: they must be WarmStart's)."""
+        """The calls promised so far (for tests: they must be the first screen's)."""
         with self._lock:
             return list(self._promised)
 
@@ -344,6 +342,6 @@ class QuickStart(Handout):
 
 
 if TYPE_CHECKING:
-    # mypy checks the reader against what the warm store takes (WarmStart's drop-in).
+    # mypy checks the reader against what the warm store takes.
     def _warm(quick: QuickStart) -> Warm:
         return quick

@@ -78,7 +78,7 @@ class SessionWriter:
         agent_name: str | None = None,
         session_type: int = 0,
     ) -> SessionSummary:
-        """Create an empty session before its first Raw Log message is appended. (documented at the facade)."""
+        """The body of :meth:`.documented.DocumentedAPI.create_session` (its docstring is the one source)."""
         resolved_id = session_id or new_uuid7()
         if not resolved_id.strip():
             raise ValueError("session_id cannot be empty")
@@ -112,7 +112,7 @@ class SessionWriter:
     async def update_session(
         self, session_id: str, *, title: str | None = None, agent_name: str | None = None
     ) -> SessionSummary | None:
-        """Update a session's title and/or agent name; None leaves a field unchanged. (documented at the facade)."""
+        """The body of :meth:`.documented.DocumentedAPI.update_session` (its docstring is the one source)."""
         if title is None and agent_name is None:
             raise ValueError("At least one session field must be supplied")
         normalized_title = display_value(title, "Session title", 200, strip=True)
@@ -132,7 +132,7 @@ class SessionWriter:
         return await self.reader.write(work)
 
     async def delete_session(self, session_id: str) -> bool:
-        """Delete one session's raw messages, snapshots and row; True if anything was deleted."""
+        """The body of :meth:`.documented.DocumentedAPI.delete_session` (its docstring is the one source)."""
 
         async def work(connection: AsyncConnection) -> bool:
             counts = [
@@ -160,7 +160,7 @@ class SessionWriter:
         tags: Mapping[str, Any] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
-        """Append one original message and return its new per-session sequence. (documented at the facade)."""
+        """The body of :meth:`.documented.DocumentedAPI.append` (its docstring is the one source)."""
         check_display_values(title, agent_name)
         row = self._raw_row_values(session_id, request_id, message, timing, metadata, tags, usage)
 
@@ -251,7 +251,7 @@ class SessionWriter:
         compacted_through_sequence: int,
         expected_version: int,
     ) -> ContextSnapshot:
-        """Create an immutable compaction checkpoint with optimistic version checking. (documented at the facade)."""
+        """The body of :meth:`.documented.DocumentedAPI.snapshot` (its docstring is the one source)."""
         if type(compacted_message) is not CompactedMessage:
             raise ValueError("A snapshot holds exactly one CompactedMessage")
         message_json = encode_messages([compacted_message])

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -26,6 +27,7 @@ from ..keymap import bindings
 from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
+from .cards import BAR
 from .linestyle import LineView
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
@@ -45,6 +47,19 @@ FINISH_GAP_S = 0.0005
 #: Lines a record not wrapped yet counts for (blank lines above the first screen).
 ESTIMATED_LINES = 4
 _BLANK = Strip.blank(0)
+
+
+def _card_strips(text: Text, console: Console, width: int) -> list[Strip]:
+    """A card line wrapped under its own bar: every continuation line keeps the ``┃``."""
+    if not text.plain.startswith(BAR) or width <= len(BAR) + 8:
+        return [
+            Strip(segments) for segments in console.render_lines(text, console.options.update_width(width), pad=False)
+        ]
+    bar = text[: len(BAR)]
+    bar_segments = list(bar.render(console))
+    body = text[len(BAR) :]
+    options = console.options.update_width(width - len(BAR))
+    return [Strip([*bar_segments, *segments]) for segments in console.render_lines(body, options, pad=False)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,9 +303,9 @@ class RawLogView(LineView, can_focus=True):
             render = RenderOptions(show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through)
             strips = tuple(
                 Strip(segments)
-                for text in [*render_record(record, render, context), *cards]
+                for text in render_record(record, render, context)
                 for segments in console.render_lines(text, options, pad=False)
-            )
+            ) + tuple(strip for text in cards for strip in _card_strips(text, console, width - 1))
             wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips, context)
         lines = [*wrapped.strips, _BLANK]
         owner = [position] * len(lines)
