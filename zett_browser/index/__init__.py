@@ -9,9 +9,10 @@ The same sync keeps usage totals and cost (:mod:`.totals`, read by :mod:`.usage`
 from __future__ import annotations
 
 from .db import ENV_DIR, default_dir, index_file, store_identity
+from .files import index_stats
 from .query import Query, QueryError, parse
 from .search import Hit, Searcher, SearchPage
-from .sync import Progress, SideIndex, SyncReport, index_stats
+from .sync import Progress, SideIndex, SyncReport
 
 __all__ = [
     "ENV_DIR",
