@@ -20,14 +20,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..index import SideIndex, pricing
+from ..index import pricing
 from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
-from ..startup.lifecycle import run_async
-from ..storage import SQLSessionStorage, StoreError
+from ..storage.errors import StoreError
 from ..text import one_line
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
-from .index import _sync
+from .index import synced_index
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
@@ -261,18 +260,16 @@ def main_usage(argv: list[str]) -> int:
         since = _since(args.since)
         if args.session is not None and since is not None:
             raise UsageError("--since does not apply to --session (its totals cover the whole session)")
-        storage = SQLSessionStorage.open_for_browsing(args.store)
-        index = SideIndex(storage, args.index_dir)
-        synced = run_async(_sync(index, rebuild=False, show=True))
-        if synced.skipped or not complete(index.path):
+        path, skipped = synced_index(args.store, args.index_dir, show=True)
+        if skipped or not complete(path):
             print("zett-browser: another process is updating the index; figures may be incomplete", file=sys.stderr)
         if args.session is not None:
-            found = read_usage(index.path, [args.session])
+            found = read_usage(path, [args.session])
             if args.session not in found:
                 raise UsageError(f"no session {one_line(args.session, 80)!r} in this store")
-            print_session(found[args.session], args.json, prices_date_of(index.path))
+            print_session(found[args.session], args.json, prices_date_of(path))
         else:
-            print_report(index.path, args.by, since, args.json)
+            print_report(path, args.by, since, args.json)
     except BrokenPipeError:
         return closed_pipe()
     except (UsageError, StoreError, OSError, sqlite3.Error) as error:

@@ -10,7 +10,6 @@ markup; a page says when the index is still partial.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -268,4 +267,6 @@ class Searcher:
         Raises:
             QueryError: ``in:session``/``in:subtree`` without an open ``session``.
         """
+        import asyncio  # here: the search subcommand runs without an event loop
+
         return await asyncio.to_thread(self.search_now, query, limit=limit, after=after, session=session)
