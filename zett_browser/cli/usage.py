@@ -28,6 +28,7 @@ from ..storage import SQLSessionStorage, StoreError
 from ..text import one_line
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
 from .index import _sync
+from .sessions import SessionChoiceError, resolve_session
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
@@ -262,6 +263,8 @@ def main_usage(argv: list[str]) -> int:
         if args.session is not None and since is not None:
             raise UsageError("--since does not apply to --session (its totals cover the whole session)")
         storage = SQLSessionStorage.open_for_browsing(args.store)
+        if args.session is not None:
+            args.session = run_async(resolve_session(storage, args.session))
         index = SideIndex(storage, args.index_dir)
         synced = run_async(_sync(index, rebuild=False, show=True))
         if synced.skipped or not complete(index.path):
@@ -275,7 +278,7 @@ def main_usage(argv: list[str]) -> int:
             print_report(index.path, args.by, since, args.json)
     except BrokenPipeError:
         return closed_pipe()
-    except (UsageError, StoreError, OSError, sqlite3.Error) as error:
+    except (UsageError, StoreError, OSError, sqlite3.Error, SessionChoiceError) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
     return 0
