@@ -89,3 +89,17 @@ def test_a_prefix_that_names_nothing_is_one_line(brief: Path, command: str, caps
     assert run_command(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no session" in err and "\x1b" not in err, err
+
+
+def test_search_names_an_unknown_qualifier_and_exits_2(brief: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index = str(brief.parent / "index")
+    assert run_command(["search", str(brief), "glossary foo:bar", "--index-dir", index]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        "zett-browser: unknown qualifier 'foo:' (to search the text, quote it: \"foo:bar\")"
+    ]
+    assert captured.out == ""
+    # Words with a colon that are no qualifier's shape are text; quoted, so is foo:bar.
+    assert run_command(["search", str(brief), 'glossary http://x "foo:bar"', "--index-dir", index]) == 1
+    assert run_command(["search", str(brief), "glossary 12:30", "--index-dir", index]) == 1
+    assert "0 hits" in capsys.readouterr().err

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
+from ..index.hit_labels import labelled_hits
 from ..index.query import HELP
 from ..index.sync import BATCH
 from ..startup.lifecycle import run_async
@@ -80,13 +81,15 @@ def main_index(argv: list[str]) -> int:
     return 0
 
 
-def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
-    """Print up to ``limit`` hits; returns how many were printed."""
+def _print_hits(storage: SQLSessionStorage, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
+    """Print up to ``limit`` hits, each with its session's label; returns how many were printed."""
     page = searcher.search_now(parse(query_text), limit=limit)
-    for hit in page.hits:
+    hits = run_async(labelled_hits(storage, page.hits))
+    for hit in hits:
         if as_json:
             record = {
                 "session_id": hit.session_id,
+                "label": hit.label,
                 "sequence": hit.sequence,
                 "kind": hit.kind,
                 "time": hit.time.isoformat() if hit.time else None,
@@ -96,7 +99,8 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
             print(safe_json(record))  # no raw C1/bidi from store text
         else:
             when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
-            print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")
+            label = one_line(hit.label, 60)
+            print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {label}  {hit.snippet}")
     if page.partial:
         print("zett-browser: the index is not complete; some hits may be missing", file=sys.stderr)
     return len(page.hits)
@@ -131,7 +135,7 @@ def main_search(argv: list[str]) -> int:
         storage = SQLSessionStorage.open_for_browsing(store)
         index = SideIndex(storage, args.index_dir)
         run_async(_sync(index, rebuild=False, show=False))
-        found = _print_hits(Searcher(index.path), query_text, args.limit, args.json)
+        found = _print_hits(storage, Searcher(index.path), query_text, args.limit, args.json)
     except BrokenPipeError:
         return closed_pipe()
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:

@@ -124,6 +124,7 @@ class MainControllers:
         self.states = StateMarks(services, widgets.breadcrumb, self.levels, self.poller, self.pane, set_title)
         # The breadcrumb names siblings with the tags the tree gives them (one live mapping).
         widgets.breadcrumb.tags = widgets.tree.tag_book.tags
+        widgets.breadcrumb.hints = widgets.tree.tag_book.hints
 
     def start(self) -> None:
         """The screen is mounted: the roots, the session asked for, the index, the search asked for."""

@@ -8,7 +8,7 @@ functions from model records. Every string from the store goes through ``safe``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual.widgets import Input
@@ -155,6 +155,8 @@ class Breadcrumb(TextLine):
         self._state: SessionState | None = None
         #: The tags that tell siblings apart, as the tree assigned them (read at each paint).
         self.tags: Mapping[str, str] = {}
+        #: Names the tree has read (an untitled root's first prompt) for sessions read without.
+        self.hints: Mapping[str, str] = {}
 
     def show_session(
         self, ancestors: Sequence[SessionNode], node: SessionNode, state: SessionState | None = None
@@ -178,7 +180,15 @@ class Breadcrumb(TextLine):
         if self._session is None:
             return super().render()
         width = self.content_region.width or self.size.width
-        return breadcrumb_text(*self._session, width=width, state=self._state, tags=self.tags)
+        ancestors, node = self._session
+        ancestors = [self._named(parent) for parent in ancestors]
+        return breadcrumb_text(ancestors, self._named(node), width=width, state=self._state, tags=self.tags)
+
+    def _named(self, node: SessionNode) -> SessionNode:
+        hint = self.hints.get(node.session_id)
+        if hint is None or node.title or node.label_hint is not None:
+            return node
+        return replace(node, label_hint=hint)
 
 
 def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:

@@ -152,12 +152,13 @@ class TagBook:
         self.tags: dict[str, str] = {}
         #: The ``#seq`` of the parent's call that made a session, when known.
         self.asked: dict[str, int] = {}
-        self._hints: dict[str, str] = {}
+        #: The label hints seen (what a parent asked, a first prompt), by session.
+        self.hints: dict[str, str] = {}
         self._seen: dict[str, dict[str, Sibling]] = {}
 
     def known(self, node: SessionNode) -> SessionNode:
         """``node`` with the label hint it had before, when a re-read brought none."""
-        hint = self._hints.get(node.session_id)
+        hint = self.hints.get(node.session_id)
         if node.label_hint is None and hint is not None and not node.title:
             return replace(node, label_hint=hint)
         return node
@@ -167,7 +168,7 @@ class TagBook:
         seen = self._seen.setdefault(level, {})
         for node in nodes:
             if node.label_hint:
-                self._hints[node.session_id] = node.label_hint
+                self.hints[node.session_id] = node.label_hint
             seen[node.session_id] = sibling(node, self.asked.get(node.session_id))
         tags = distinguish(list(seen.values()))
         changed = {session_id for session_id in seen if tags.get(session_id) != self.tags.get(session_id)}
