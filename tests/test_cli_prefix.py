@@ -7,6 +7,8 @@ share the prefix ``01a237b7``, as UUIDv7 children of one minute do.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,26 @@ def test_search_names_an_unknown_qualifier_and_exits_2(brief: Path, capsys: pyte
     assert run_command(["search", str(brief), 'glossary http://x "foo:bar"', "--index-dir", index]) == 1
     assert run_command(["search", str(brief), "glossary 12:30", "--index-dir", index]) == 1
     assert "0 hits" in capsys.readouterr().err
+
+
+def test_usage_by_session_nests_children_under_their_parent_with_labels(
+    brief: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["usage", str(brief), "--by", "session", "--index-dir", str(brief.parent / "index")]
+    assert run_command(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = [re.split(r"\s{2,}(?=\d)", line)[0] for line in lines[1:8]]
+    assert first[0] == "01a237b7-0… Get the glossary reviewed three times"
+    # The three children asked the same read apart, indented under the parent.
+    kids = sorted(first[1:4])
+    assert kids == [
+        "  ↳ 01a237b7-14… reviewer: Review the glossary entry",
+        "  ↳ 01a237b7-1a… reviewer: Review the glossary entry",
+        "  ↳ 01a237b7-2… reviewer: Review the glossary entry",
+    ]
+    assert all(line.startswith("01a237b6-000") for line in first[4:7])
+    assert lines[8].startswith("total")
+    assert run_command([*argv, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [row["key"] for row in document["rows"]][:1] == [BOSS]
+    assert {row["label"] for row in document["rows"][1:4]} == {kid.strip() for kid in kids}
