@@ -20,20 +20,23 @@ from tests.realstore.stores import RealStores
 from tests.support import PAGINATION
 from zett_browser.index.fresh import fresh_index
 
-#: Runs the CLI in this interpreter and says whether the SQL storage was loaded.
+#: Runs the CLI in this interpreter and says whether it synced (the sync's module loaded)
+#: and whether it loaded the SQL storage at all.
 PROBE = textwrap.dedent(
     """
     import sys
     from zett_browser.__main__ import main
     code = main(sys.argv[1:])
-    print("LOADED" if "sqlalchemy" in sys.modules else "NOT LOADED", file=sys.stderr)
+    print("SYNCED" if "zett_browser.index.sync" in sys.modules else "NOT SYNCED", file=sys.stderr)
+    print("STORAGE" if "sqlalchemy" in sys.modules else "NO STORAGE", file=sys.stderr)
     raise SystemExit(code)
     """
 )
 
 
-def _search(store: Path, index_dir: Path, query: str) -> tuple[str, bool]:
-    """The CLI's hits for ``query`` and whether it loaded the SQL storage to find them."""
+def _search(store: Path, index_dir: Path, query: str, *, storage: bool = False) -> tuple[str, bool]:
+    """The CLI's hits for ``query`` and whether it synced (``storage``: whether it loaded the
+    SQL storage at all, which untitled sessions' labels need)."""
     result = subprocess.run(
         [sys.executable, "-c", PROBE, "search", str(store), query, "--index-dir", str(index_dir), "--limit", "500"],
         capture_output=True,
@@ -43,7 +46,7 @@ def _search(store: Path, index_dir: Path, query: str) -> tuple[str, bool]:
         timeout=120,
     )
     assert result.returncode in (0, 1), result.stderr
-    return result.stdout, "NOT LOADED" not in result.stderr
+    return result.stdout, ("NO STORAGE" not in result.stderr) if storage else ("NOT SYNCED" not in result.stderr)
 
 
 def _sidecars(store: Path) -> list[str]:
@@ -157,5 +160,18 @@ async def test_usage_reads_an_unchanged_index_without_the_storage(tmp_path: Path
         check=True,
         timeout=120,
     )
-    assert "NOT LOADED" in fast.stderr and "NOT LOADED" not in full.stderr
+    assert "NO STORAGE" in fast.stderr and "NO STORAGE" not in full.stderr
     assert fast.stdout == full.stdout and "model" in fast.stdout
+
+
+async def test_hits_in_titled_sessions_need_no_storage_at_all(tmp_path: Path) -> None:
+    """Labels of titled sessions come from the index; untitled ones (the runtime writes no
+    title) open the store for what their parent asked or their first prompt."""
+    store = copy_fixture("storage_api", tmp_path / "store")
+    await build(store, tmp_path / "index")
+    hits, loaded = _search(store, tmp_path / "index", "session:0193a5c0-0000-7000-8000-000000000004", storage=True)
+    assert not loaded and hits
+    agent_run = copy_fixture("agent_run", tmp_path / "store")
+    await build(agent_run, tmp_path / "index")
+    hits, loaded = _search(agent_run, tmp_path / "index", "the", storage=True)
+    assert loaded and hits

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..index.files import index_stats
 from ..index.fresh import fresh_index
 from ..index.query import HELP, QueryError, parse
-from ..index.search import Searcher
+from ..index.search import Hit, Searcher
 from ..startup.lifecycle import run_async
 from ..storage.errors import StoreError
 from ..storage.sqlitefile import sqlite_path
@@ -116,13 +116,34 @@ def synced_index(store: str | None, directory: Path | None, *, show: bool = Fals
     return index.path, report.skipped
 
 
-def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
-    """Print up to ``limit`` hits; returns how many were printed."""
+def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
+    """``hits`` named by the labelling rule. Sessions with a title are named by the index
+    alone; an untitled one (zett-agent's runtime writes none) needs the store (what its
+    parent asked, its first prompt), so only then is the SQL storage opened."""
+    if all(hit.titled for hit in hits):
+        return hits
+    from ..index.hit_labels import labelled_hits
+    from ..storage import SQLSessionStorage
+
+    async def read() -> list[Hit]:
+        storage = SQLSessionStorage.open_for_browsing(store)
+        try:
+            return await labelled_hits(storage, hits)
+        finally:
+            await storage.close()
+
+    return run_async(read())
+
+
+def _print_hits(store: str | None, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
+    """Print up to ``limit`` hits, each with its session's label; returns how many were printed."""
     page = searcher.search_now(parse(query_text), limit=limit)
-    for hit in page.hits:
+    hits = _labelled(store, page.hits)
+    for hit in hits:
         if as_json:
             record = {
                 "session_id": hit.session_id,
+                "label": hit.label,
                 "sequence": hit.sequence,
                 "kind": hit.kind,
                 "time": hit.time.isoformat() if hit.time else None,
@@ -132,7 +153,8 @@ def _print_hits(searcher: Searcher, query_text: str, limit: int, as_json: bool) 
             print(safe_json(record))  # no raw C1/bidi from store text
         else:
             when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "?"
-            print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {hit.snippet}")
+            label = one_line(hit.label, 60)
+            print(f"{clean(hit.session_id)} #{hit.sequence} {hit.kind} {when}  {label}  {hit.snippet}")
     if page.partial:
         print("zett-browser: the index is not complete; some hits may be missing", file=sys.stderr)
     return len(page.hits)
@@ -164,7 +186,7 @@ def main_search(argv: list[str]) -> int:
         return 2
     try:
         parse(query_text)
-        found = _print_hits(Searcher(synced_index(store, args.index_dir)[0]), query_text, args.limit, args.json)
+        found = _print_hits(store, Searcher(synced_index(store, args.index_dir)[0]), query_text, args.limit, args.json)
     except BrokenPipeError:
         return closed_pipe()
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:

@@ -37,6 +37,8 @@ class Hit:
     time: datetime | None
     snippet: str
     spans: tuple[tuple[int, int], ...]
+    #: The session has a title (its label needs nothing but the index).
+    titled: bool = False
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,7 @@ def _hit(row: sqlite3.Row, pattern: re.Pattern[str] | None) -> Hit:
     return Hit(
         session_id=str(row["session_id"]),
         label=clean(label),
+        titled=bool(row["title"]),
         agent=clean(row["agent"]) if row["agent"] else None,
         sequence=int(row["sequence"]),
         kind=str(row["kind"]),

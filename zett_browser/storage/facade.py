@@ -28,6 +28,7 @@ from ..model.records import (
 )
 from ..model.timing import ChildSpan, TimingRow
 from . import compaction, context, labels, origins, prompts, rawlog, state, timing
+from . import prefix as prefixes
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -302,6 +303,13 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.state.last_rows`.
         """
         return await state.last_rows(self.reader, session_ids)
+
+    async def sessions_with_prefix(self, prefix: str, limit: int = prefixes.MAX_CANDIDATES) -> prefixes.PrefixMatch:
+        """The sessions whose id starts with ``prefix`` (an exact id names itself alone).
+
+        See :func:`.prefix.sessions_with_prefix`.
+        """
+        return await prefixes.sessions_with_prefix(self.reader, prefix, limit)
 
 
 __all__ = ["BrowserQueries"]
