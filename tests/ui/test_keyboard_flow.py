@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.index.helpers import PARENT, copy_fixture
+from tests.realstore.stable import stable_copy
+from tests.realstore.stores import RealStores
 from tests.ui.helpers import KITCHEN, LONG, PAGINATION, frozen_clock, sequences, settle, store_copy
 from tests.ui.search_helpers import app_on, built, search
 from zett_browser.app import make_app
@@ -170,19 +172,46 @@ async def test_keys_are_released_when_the_jump_reads_nothing(tmp_path: Path) -> 
         assert view.current is not None and view.current.sequence == 2
 
 
+def view_text(view: RawLogView) -> str:
+    """The lines the view shows now."""
+    top = int(view.scroll_y)
+    return "\n".join(strip.text for strip in view.rendered_lines()[top : top + view.scrollable_content_region.height])
+
+
 @pytest.mark.parametrize("size", SIZES)
-async def test_m_opens_with_the_summary_on_screen(tmp_path: Path, size: tuple[int, int]) -> None:
-    app = make_app(str(store_copy("storage_api", tmp_path)), session=LONG, clock=frozen_clock)
+async def test_m_opens_with_the_summary_on_screen(
+    real_stores: RealStores, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """From the end of a compacted session (``G`` then ``m``) the model view opened scrolled to
+    the cursor's message, its summary above the view. It opens on the summary; the cursor
+    moves to a message shown under it."""
+    path = stable_copy(real_stores, tmp_path)
+    app = make_app(str(path), session=real_stores.session("compaction"), clock=frozen_clock, poll_interval=0)
     async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        screen, view = main_of(app)
+        view.focus()
+        await pilot.press("G", "m")
+        await settle(pilot)
+        assert screen.open is not None and screen.open.model_view and view.preface
+        assert view.scroll_y == 0 and "Summary v4" in view_text(view), view_text(view)
+        assert view.current is not None
+        assert 0 <= cursor_row(view) < view.scrollable_content_region.height, "the cursor's message shows"
+        await pilot.press("m")
+        await settle(pilot)
+        assert not screen.open.model_view
+
+
+async def test_m_keeps_the_cursor_when_it_shows_under_the_summary(tmp_path: Path) -> None:
+    app = make_app(str(store_copy("storage_api", tmp_path)), session=LONG, page_size=4, clock=frozen_clock)
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         _, view = main_of(app)
         view.focus()
-        await pilot.press("m")
+        await pilot.press("colon", *"12", "enter", "m")
         await settle(pilot)
-        assert view.preface, "the model view starts with the summary"
-        top = int(view.scroll_y)
-        shown = "\n".join(strip.text for strip in view.rendered_lines()[top : top + view.size.height])
-        assert "summary v3" in shown.lower(), shown
+        assert view.current is not None and view.current.sequence == 12
+        assert "summary v3" in view_text(view).lower(), view_text(view)
 
 
 async def test_a_search_hit_gives_the_raw_log_the_keys(tmp_path: Path) -> None:

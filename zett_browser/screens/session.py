@@ -184,9 +184,9 @@ class SessionPane:
 
     # ---------------------------------------------------------------- one page
 
-    async def load_page(self, request: PageRequest, *, upper: bool = False) -> None:
-        """Read the window ``request`` names and show it (``upper``: jumped to, the
-        cursor's message shows a quarter down the view)."""
+    async def load_page(self, request: PageRequest, *, upper: bool = False, summary_first: bool = False) -> None:
+        """Read the window ``request`` names and show it (``upper``: jumped to, the cursor's
+        message shows a quarter down the view; ``summary_first``: the model view's summary shows)."""
         state = self.open
         if state is None:
             return
@@ -221,6 +221,7 @@ class SessionPane:
             snapshots=state.snapshots,
             contiguous=not state.model_view,
             upper=upper,
+            summary_first=summary_first,
         )
         self.show_status(records)
         self._page_shown(records)
@@ -317,7 +318,7 @@ class SessionPane:
             to_model=state.model_view,
             size=self._size,
         )
-        await self.load_page(request)
+        await self.load_page(request, summary_first=state.model_view)
 
     def back(self) -> None:
         """``b``: the place left last, else the parent session."""

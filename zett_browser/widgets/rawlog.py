@@ -189,10 +189,13 @@ class RawLogView(LineView, can_focus=True):
         snapshots: Sequence[Version] = (),
         contiguous: bool = False,
         upper: bool = False,
+        summary_first: bool = False,
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
 
         ``upper``: the page was jumped to, its cursor's message shows a quarter down the view.
+        ``summary_first`` (the model view opened): the preface shows at the top; the cursor
+        stays on its message when that shows under it, else it goes to the last one that does.
 
         ``preface`` (already safe text) is shown above the first record, never selected:
         the model view's summary. ``contiguous``: the page holds every row of its range (the
@@ -217,6 +220,11 @@ class RawLogView(LineView, can_focus=True):
                 self.cursor = max(0, len(self.records) - 1)
         self._landing, self._upper = True, upper
         self._rebuild()
+        if summary_first and self.preface and self.cursor:
+            under = self._last_under_preface()
+            if under < self.cursor:
+                self.cursor = under
+                self._rebuild()
         self._scroll_to_cursor(animate=False)
         if self.cursor:
             # Before the first layout the new virtual size is not applied yet and the
@@ -230,6 +238,16 @@ class RawLogView(LineView, can_focus=True):
         self._cursor_scroll_pending = False
         self._scroll_to_cursor(animate=False)
         self._landing = self._upper = False  # placed: later scrolls only keep the cursor in view
+
+    def _last_under_preface(self) -> int:
+        """The last record that shows whole under the preface in the view (0: none does)."""
+        height = self.scrollable_content_region.height or self.size.height
+        line = self._starts[0] if self._starts else 0
+        for position in range(len(self.records)):
+            line += len(self._record_lines(position)[0])
+            if line > height:
+                return max(0, position - 1)
+        return len(self.records) - 1
 
     def expect_page(self) -> int:
         """Another page was asked for: keys typed until :meth:`page_done` wait for it.
