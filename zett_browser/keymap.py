@@ -44,7 +44,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`g` `G`",
         "anywhere",
-        "first / last page",
+        "first page / last page, the cursor on the session's last message",
         (
             bind("g", "page('first')", "First", "main", command="First page"),
             bind("G", "page('last')", "Last", "main", command="Last page"),
@@ -54,7 +54,7 @@ KEYMAP: tuple[Row, ...] = (
         "`:`",
         "anywhere",
         "jump to a sequence number: type it in the `: jump to #` field of the status row, "
-        "`enter` jumps, `escape` cancels",
+        "`enter` jumps (the message lands a quarter down the Raw Log, which has the keys), `escape` cancels",
         (
             bind("colon", "jump", "Jump to #", "main", footer=True, command="Jump to sequence"),
             bind("escape", "cancel_jump", "Cancel jump", "main", palette=False),
@@ -108,7 +108,7 @@ KEYMAP: tuple[Row, ...] = (
     Row(
         "`m`",
         "anywhere",
-        "toggle Raw Log / model view (latest summary + tail)",
+        "toggle Raw Log / model view (latest summary + tail; it opens with the summary on screen)",
         (bind("m", "toggle_model_view", "Raw/Model", "main", footer=True, command="Toggle model view"),),
     ),
     Row(
