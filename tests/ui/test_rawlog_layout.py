@@ -43,11 +43,11 @@ async def test_reused_lines_match_a_fresh_wrap_and_changes_wrap_again() -> None:
         view.show_page(records)
         await pilot.pause()
         first = page_text(view)
-        kept = view._wrapped[("s", 2)].strips
+        kept = view._wraps._wrapped[("s", 2)].strips
 
         view.show_page([*records, record(6, UserMessage(content="message 6"))])
         await pilot.pause()
-        assert view._wrapped[("s", 2)].strips is kept, "an unchanged row is not wrapped again"
+        assert view._wraps._wrapped[("s", 2)].strips is kept, "an unchanged row is not wrapped again"
         assert page_text(view).startswith(first.rstrip("\n"))
         assert "message 6" in page_text(view)
 
@@ -76,7 +76,7 @@ async def test_reused_lines_match_a_fresh_wrap_and_changes_wrap_again() -> None:
         # Gone from the page, a record's lines are let go.
         view.show_page(changed[:2])
         await pilot.pause()
-        assert set(view._wrapped) == {("s", 1), ("s", 2)}
+        assert set(view._wraps._wrapped) == {("s", 1), ("s", 2)}
 
 
 async def test_a_new_width_and_shown_reasoning_wrap_again() -> None:
@@ -131,7 +131,7 @@ async def test_a_page_shown_at_its_end_wraps_what_is_on_screen_first(monkeypatch
     records were wrapped before the first frame (33 ms on the busy follow run). Now the
     records around the cursor are, the rest a moment later, the ones above it last (blank
     lines until then), and the cursor's lines never move on screen meanwhile."""
-    from zett_browser.widgets import rawlog, render
+    from zett_browser.widgets import pagelayout, render
 
     records = [record(n, UserMessage(content=f"message {n}\nsecond line")) for n in range(1, 101)]
     app = Host()
@@ -148,8 +148,8 @@ async def test_a_page_shown_at_its_end_wraps_what_is_on_screen_first(monkeypatch
             wrapped.append(shown.sequence)
             return real(shown, options, context)
 
-        monkeypatch.setattr(rawlog, "render_record", counted)
-        view._wrapped.clear()  # as for a page never seen
+        monkeypatch.setattr(pagelayout, "render_record", counted)
+        view._wraps._wrapped.clear()  # as for a page never seen
         view.show_page(records, select_sequence=100)
         assert len(wrapped) < 40 and min(wrapped) > 60, "only the records near the cursor"
         assert view._layout.head > 0

@@ -6,7 +6,7 @@ callable it is given (the view's, which knows widths, styles and cards); those n
 wrapped yet show as :data:`ESTIMATED_LINES` blank lines, first above the cursor's screen
 (``head``) and after what was wrapped (``next``). The view (:mod:`.rawlog`) decides when to
 wrap more and scrolls; this module only keeps the lines consistent. :class:`Wrapped` is
-one record's wrapped lines as cached by the view; :func:`card_strips` wraps a delegation
+one record's wrapped lines, cached by :class:`RecordWraps`; :func:`card_strips` wraps a delegation
 card's line under its own bar.
 """
 
@@ -22,6 +22,7 @@ from textual.strip import Strip
 from ..model import RawMessageRecord
 from ..views.requests import RequestContext
 from .cards import BAR
+from .render import RenderOptions, render_record, style_of
 
 #: Lines a record not wrapped yet counts for (blank lines above the first screen).
 ESTIMATED_LINES = 4
@@ -160,4 +161,56 @@ class PageLayout:
         return top, delta
 
 
-__all__ = ["BLANK", "ESTIMATED_LINES", "PageLayout", "Wrapped", "card_strips"]
+class RecordWraps:
+    """Each record's wrapped lines, by (session, sequence), kept while the record is on the
+    page: a page shown again (a followed session's new rows, cards added) wraps only the
+    records that are new or changed."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[tuple[str, int], Wrapped] = {}
+
+    def keep(self, records: Sequence[RawMessageRecord]) -> None:
+        """Forget the records no longer on the page."""
+        on_page = {(record.session_id, record.sequence) for record in records}
+        self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
+
+    def clear(self) -> None:
+        """Forget every record (the styles changed)."""
+        self._wrapped.clear()
+
+    def lines(
+        self,
+        record: RawMessageRecord,
+        position: int,
+        console: Console,
+        *,
+        width: int,
+        expanded: bool,
+        compacted_through: int,
+        cards: Sequence[Text],
+        context: RequestContext | None,
+        boundary: str | None,
+    ) -> tuple[list[Strip], list[int]]:
+        """The lines of ``record`` at ``position`` (its boundary rule too) and who owns each."""
+        shape = (width, expanded, record.sequence <= compacted_through)
+        key = (record.session_id, record.sequence)
+        wrapped = self._wrapped.get(key)
+        if wrapped is None or not wrapped.fits(record, shape, cards, context):
+            options = console.options.update_width(width - 1)
+            render = RenderOptions(show_reasoning=expanded, show_all=False, compacted_through=compacted_through)
+            strips = tuple(
+                Strip(segments)
+                for text in render_record(record, render, context)
+                for segments in console.render_lines(text, options, pad=False)
+            ) + tuple(strip for text in cards for strip in card_strips(text, console, width - 1))
+            wrapped = self._wrapped[key] = Wrapped(record, shape, tuple(cards), strips, context)
+        lines = [*wrapped.strips, BLANK]
+        owner = [position] * len(lines)
+        if boundary:
+            rule = Text(f"── {boundary} ".ljust(width - 1, "─"), style=style_of("boundary"))
+            lines += [Strip(list(rule.render(console))), BLANK]
+            owner += [-1, -1]
+        return lines, owner
+
+
+__all__ = ["BLANK", "ESTIMATED_LINES", "PageLayout", "RecordWraps", "Wrapped", "card_strips"]

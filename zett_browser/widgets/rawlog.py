@@ -13,13 +13,13 @@ import asyncio
 import bisect
 import time
 from collections.abc import Sequence
+from typing import TypeAlias
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 
 from ..keymap import bindings
@@ -27,8 +27,8 @@ from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
 from .linestyle import LineView
-from .pagelayout import BLANK, ESTIMATED_LINES, PageLayout, Wrapped, card_strips
-from .render import RenderOptions, render_record, style_of
+from .pagelayout import ESTIMATED_LINES, PageLayout, RecordWraps
+from .rawlog_messages import CallJump, ChildRequested, ContextRequested, RecordOpened
 from .textual_compat import set_scroll_range
 from .typeahead import TypeAhead
 
@@ -63,33 +63,11 @@ class RawLogView(LineView, can_focus=True):
     RawLogView > .rawlog--cursor-blurred { background: $foreground 7%; }
     """
 
-    class RecordOpened(Message):
-        """The user asked to see a record whole."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class CallJump(Message):
-        """The user asked to jump between a tool call and its result."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class ContextRequested(Message):
-        """The user asked for the model's context at a record (time travel)."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class ChildRequested(Message):
-        """The user asked to open the delegated session this record names."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
+    # Defined in .rawlog_messages (namespace "raw_log_view": handlers stay on_raw_log_view_…).
+    RecordOpened: TypeAlias = RecordOpened
+    CallJump: TypeAlias = CallJump
+    ContextRequested: TypeAlias = ContextRequested
+    ChildRequested: TypeAlias = ChildRequested
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
@@ -122,10 +100,8 @@ class RawLogView(LineView, can_focus=True):
         self._upper = False
         #: Keys typed while another page is read wait for it (see :mod:`.typeahead`).
         self._typeahead = TypeAhead(self._replay)
-        #: Each record's wrapped lines, by (session, sequence), kept while the record is
-        #: on the page: a page shown again (a followed session's new rows, cards added)
-        #: wraps only the records that are new or changed.
-        self._wrapped: dict[tuple[str, int], Wrapped] = {}
+        #: Each record's wrapped lines while it is on the page (see :class:`.pagelayout.RecordWraps`).
+        self._wraps = RecordWraps()
         #: What the rows around each record tell (request starts, repeated system rows…).
         self.tracker = RequestTracker()
         self.contexts: list[RequestContext] = []
@@ -242,8 +218,7 @@ class RawLogView(LineView, can_focus=True):
         self._width = width
         self._generation += 1
         self._layout.reset(len(self.records))
-        on_page = {(record.session_id, record.sequence) for record in self.records}
-        self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
+        self._wraps.keep(self.records)
         self._render_preface(width)
         if not self.records:
             if not self.preface:
@@ -276,30 +251,17 @@ class RawLogView(LineView, can_focus=True):
     def _record_lines(self, position: int) -> tuple[list[Strip], list[int]]:
         """The lines of record ``position`` (its boundary rule too) and who owns each."""
         record = self.records[position]
-        width = self._width
-        console = self.app.console
-        shape = (width, record.sequence in self.expanded, record.sequence <= self.compacted_through)
-        cards = self.cards.get(record.sequence, ())
-        key = (record.session_id, record.sequence)
-        wrapped = self._wrapped.get(key)
-        context = self.contexts[position] if position < len(self.contexts) else None
-        if wrapped is None or not wrapped.fits(record, shape, cards, context):
-            options = console.options.update_width(width - 1)
-            render = RenderOptions(show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through)
-            strips = tuple(
-                Strip(segments)
-                for text in render_record(record, render, context)
-                for segments in console.render_lines(text, options, pad=False)
-            ) + tuple(strip for text in cards for strip in card_strips(text, console, width - 1))
-            wrapped = self._wrapped[key] = Wrapped(record, shape, tuple(cards), strips, context)
-        lines = [*wrapped.strips, BLANK]
-        owner = [position] * len(lines)
-        marker = self.boundaries.get(record.sequence)
-        if marker:
-            rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
-            lines += [Strip(list(rule.render(console))), BLANK]
-            owner += [-1, -1]
-        return lines, owner
+        return self._wraps.lines(
+            record,
+            position,
+            self.app.console,
+            width=self._width,
+            expanded=record.sequence in self.expanded,
+            compacted_through=self.compacted_through,
+            cards=self.cards.get(record.sequence, ()),
+            context=self.contexts[position] if position < len(self.contexts) else None,
+            boundary=self.boundaries.get(record.sequence),
+        )
 
     def _render_head(self, first: int) -> None:
         """Wrap the records from ``first`` up to the head (they showed blank lines so far);
@@ -422,7 +384,7 @@ class RawLogView(LineView, can_focus=True):
 
     def restyle(self) -> None:
         """Lay the page out again with the current styles (the app's theme changed)."""
-        self._wrapped.clear()
+        self._wraps.clear()
         self._rebuild()
 
     def on_resize(self) -> None:
