@@ -12,6 +12,7 @@ card's line under its own bar.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -112,6 +113,27 @@ class PageLayout:
             self.lines.extend([BLANK] * ESTIMATED_LINES)
             self.owner.extend([position] * ESTIMATED_LINES)
         self.head = self.next = head
+
+    def span(self, position: int) -> tuple[int, int]:
+        """The first line of record ``position`` and the line after its last (it must be laid out)."""
+        starts = self.starts
+        return starts[position], starts[position + 1] if position + 1 < len(starts) else len(self.lines)
+
+    def anchor(self, cursor: int, top: float, height: int) -> tuple[int, float]:
+        """The record to keep in place when the page is laid out again and its first line's
+        offset from the view's top: the cursor's if any of its lines shows, else the first
+        record shown."""
+        if cursor < len(self.starts):
+            start, end = self.span(cursor)
+            if start < top + height and end > top:
+                return cursor, start - top
+        shown = max(0, bisect.bisect_right(self.starts, top) - 1)
+        return shown, self.starts[shown] - top
+
+    @property
+    def height(self) -> int:
+        """The page's lines, records not wrapped yet counted as a few lines each."""
+        return len(self.lines) + (self.count - self.next) * ESTIMATED_LINES
 
     def head_above(self, index: int, lines: int) -> int:
         """The first record to wrap at once so ``lines`` lines above ``index`` are real."""

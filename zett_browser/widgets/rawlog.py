@@ -10,7 +10,6 @@ with messages and never reads the store itself.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import time
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -27,7 +26,7 @@ from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
 from .linestyle import LineView
-from .pagelayout import ESTIMATED_LINES, PageLayout, RecordWraps
+from .pagelayout import PageLayout, RecordWraps
 from .rawlog_messages import CallJump, ChildRequested, ContextRequested, RecordOpened
 from .textual_compat import set_scroll_range
 from .typeahead import TypeAhead
@@ -324,9 +323,7 @@ class RawLogView(LineView, can_focus=True):
             self.call_later(self._finish, self._generation)
 
     def _update_virtual_size(self) -> None:
-        # Records not wrapped yet count as a few lines each until they are.
-        pending = (len(self.records) - self._layout.next) * ESTIMATED_LINES
-        size = Size(self._width, len(self._layout.lines) + pending)
+        size = Size(self._width, self._layout.height)  # records not wrapped yet: a few lines each
         height = self.scrollable_content_region.height
         old = self.virtual_size
         if old.width == size.width and height and min(old.height, size.height) > height:
@@ -356,20 +353,8 @@ class RawLogView(LineView, can_focus=True):
         self.call_after_refresh(self._keep_at, *anchor)  # once the new size applies
 
     def _anchor(self) -> tuple[int, float]:
-        """The record to keep in place and its first line's offset from the view's top:
-        the cursor's if any of its lines shows, else the first record shown."""
-        top = self.scroll_y
         height = self.scrollable_content_region.height or self.size.height
-        start = self._layout.starts[self.cursor] if self.cursor < len(self._layout.starts) else None
-        end = (
-            self._layout.starts[self.cursor + 1]
-            if self.cursor + 1 < len(self._layout.starts)
-            else len(self._layout.lines)
-        )
-        if start is not None and start < top + height and end > top:
-            return self.cursor, start - top
-        shown = bisect.bisect_right(self._layout.starts, top) - 1
-        return max(0, shown), self._layout.starts[max(0, shown)] - top
+        return self._layout.anchor(self.cursor, self.scroll_y, height)
 
     def _keep_at(self, position: int, offset: float) -> None:
         """Scroll so record ``position`` starts ``offset`` lines below the view's top."""
@@ -428,12 +413,7 @@ class RawLogView(LineView, can_focus=True):
         if not self._layout.starts:
             self.scroll_to(y=0, animate=False)
             return
-        start = self._layout.starts[self.cursor]
-        end = (
-            self._layout.starts[self.cursor + 1]
-            if self.cursor + 1 < len(self._layout.starts)
-            else len(self._layout.lines)
-        )
+        start, end = self._layout.span(self.cursor)
         height = self.scrollable_content_region.height or self.size.height
         if self._landing and self.preface and (self.cursor == 0 or end <= height):
             self.scroll_to(y=0, animate=False)  # the summary and the cursor's message
