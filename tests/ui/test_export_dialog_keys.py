@@ -42,9 +42,9 @@ async def test_a_focused_checkbox_keeps_its_box_and_label(
         assert app.focused is subtree
         await settle(pilot)
         assert subtree.region.height == 1 and subtree.content_region.height == 1, "no border eats the line"
-        assert shown(subtree) == "▐ ▌ Delegated sessions too (nested where they were delegated)"
+        assert shown(subtree) == "▐✓▌ Delegated sessions too (nested where they were delegated)"
         await pilot.press("space")
-        assert subtree.value and shown(subtree).startswith("▐✓▌ Delegated sessions")
+        assert not subtree.value and shown(subtree).startswith("▐ ▌ Delegated sessions")
         reasoning = dialog.query_one("#export-reasoning", Tick)
         assert shown(reasoning).startswith("▐✓▌ Reasoning")
         assert shown(dialog.query_one("#export-redact", Tick)).startswith("▐ ▌ Redact")

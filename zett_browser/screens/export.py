@@ -74,7 +74,7 @@ class ExportDialog(ModalScreen[None]):
             with RadioSet(id="export-formats"):
                 for number, (key, title) in enumerate(FORMATS):
                     yield Choice(title, value=number == 0, name=key)
-            yield Tick("Delegated sessions too (nested where they were delegated)", id="export-subtree")
+            yield Tick("Delegated sessions too (nested where they were delegated)", value=True, id="export-subtree")
             yield Tick("Reasoning", value=True, id="export-reasoning")
             yield Tick("Tool results", value=True, id="export-tool-results")
             yield Tick("Usage and timing", value=True, id="export-usage")

@@ -24,7 +24,7 @@ from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
-from ..widgets.status import Breadcrumb, PageState, StatusLine, summary_item
+from ..widgets.status import Breadcrumb, PageState, StatusLine, session_label, summary_item
 from .reads import Failed, Services, read_window
 from .session_reads import count_model_tail, read_session
 from .watch import OpenSession, _versions_after_change
@@ -144,8 +144,8 @@ class SessionPane:
             latest=latest,
         )
         self._w.breadcrumb.show_session(ancestors, node)
-        # The full id (``--session`` needs it; ``y`` copies it) where nothing cuts it.
-        self._set_title(clean(node.session_id))
+        title = f"{session_label(node, 30)} · {clean(node.session_id)}"  # the full id: --session needs it
+        self._set_title(title)
         model_tail = await self._reader.fetch(
             count_model_tail(self._store, session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
             "Could not read the session",

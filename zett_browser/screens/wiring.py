@@ -121,7 +121,10 @@ class MainControllers:
             roots_page=ROOTS_PAGE,
             children_page=CHILDREN_PAGE,
         )
-        self.states = StateMarks(services, widgets.breadcrumb, self.levels, self.poller, self.pane)
+        self.states = StateMarks(services, widgets.breadcrumb, self.levels, self.poller, self.pane, set_title)
+        # The breadcrumb names siblings with the tags the tree gives them (one live mapping).
+        widgets.breadcrumb.tags = widgets.tree.tag_book.tags
+        widgets.breadcrumb.hints = widgets.tree.tag_book.hints
 
     def start(self) -> None:
         """The screen is mounted: the roots, the session asked for, the index, the search asked for."""
