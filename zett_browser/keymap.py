@@ -210,6 +210,27 @@ def commands(*scopes: Scope) -> list[tuple[Key, str]]:
     return [(key, _plain(row.text)) for row in KEYMAP for key in row.keys if key.scope in scopes and key.palette]
 
 
+#: How a Textual key name is shown to the user (others show as named).
+_SHOWN = {
+    "down": "↓",
+    "up": "↑",
+    "left": "←",
+    "right": "→",
+    "colon": ":",
+    "slash": "/",
+    "full_stop": ".",
+    "comma": ",",
+    "question_mark": "?",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+}
+
+
+def key_names(keys: str) -> str:
+    """A binding's keys as typed (``"down,j"`` → ``"↓ j"``): the command palette shows them."""
+    return " ".join(_SHOWN.get(name, name) for name in keys.split(","))
+
+
 def help_rows() -> list[tuple[str, str, str]]:
     """The help screen's rows: (keys, where, what), without the key table's markdown quotes."""
     return [(_plain(row.label), row.where, _plain(row.text)) for row in KEYMAP]

@@ -43,7 +43,7 @@ def test_task_start_cards(
     """The four ``task_start`` calls read as type · description · prompt; a card per background
     child under them: task id, latest status (completed, cancelled, failed with its error), and
     that the child is in ~/.zett-agent/sessions.sqlite3 with the command that opens it."""
-    app = _app(real_stores, tmp_path, monkeypatch, 5)
+    app = _app(real_stores, tmp_path, monkeypatch, 4)  # --seq lands a quarter down: the calls, then the results
     assert snap_compare(app, terminal_size=size, run_before=_settled)
 
 

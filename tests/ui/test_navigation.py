@@ -243,6 +243,10 @@ async def test_the_command_palette_runs_the_raw_log_actions(tmp_path: Path) -> N
         assert view.current is not None and view.current.sequence in view.expanded
         await commands["Copy session id"].callback()
         assert app.clipboard == LONG
+        # Each entry names its keys (issue 25).
+        assert commands["Jump to sequence"].help.startswith(": · jump to a sequence number")
+        assert commands["Next message"].help.startswith("↓ j · next / previous message")
+        assert commands["Last page"].help.startswith("G · ")
 
 
 async def test_the_cursor_stays_on_screen_when_the_raw_log_is_wrapped_anew(tmp_path: Path) -> None:

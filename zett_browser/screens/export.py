@@ -17,11 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static
 
 from ..keymap import bindings
 from ..model.export import ExportRequest, ExportService
 from ..widgets.safe import one_line, plain
+from ..widgets.tick import Choice, Tick
 from .reads import Failed, attempt
 
 FORMATS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON (stored rows, unchanged)"))
@@ -52,7 +53,7 @@ class ExportDialog(ModalScreen[None]):
     ExportDialog > #export-box { width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
         background: $panel; border: round $primary; }
     ExportDialog RadioSet { border: none; padding: 0; width: 100%; height: auto; }
-    ExportDialog Checkbox { border: none; padding: 0; height: 1; }
+    ExportDialog Tick { height: 1; }
     ExportDialog #export-path { width: 100%; }
     ExportDialog #export-buttons { height: auto; }
     ExportDialog Button { min-width: 12; }
@@ -72,13 +73,13 @@ class ExportDialog(ModalScreen[None]):
             yield Label(plain("Export " + one_line(self.session_title, 60), "bold"))
             with RadioSet(id="export-formats"):
                 for number, (key, title) in enumerate(FORMATS):
-                    yield RadioButton(title, value=number == 0, name=key)
-            yield Checkbox("Delegated sessions too (nested where they were delegated)", value=True, id="export-subtree")
-            yield Checkbox("Reasoning", value=True, id="export-reasoning")
-            yield Checkbox("Tool results", value=True, id="export-tool-results")
-            yield Checkbox("Usage and timing", value=True, id="export-usage")
-            yield Checkbox("Redact secrets (API keys, tokens, passwords, private keys)", id="export-redact")
-            yield Checkbox("Replace the file if it exists", id="export-force")
+                    yield Choice(title, value=number == 0, name=key)
+            yield Tick("Delegated sessions too (nested where they were delegated)", value=True, id="export-subtree")
+            yield Tick("Reasoning", value=True, id="export-reasoning")
+            yield Tick("Tool results", value=True, id="export-tool-results")
+            yield Tick("Usage and timing", value=True, id="export-usage")
+            yield Tick("Redact secrets (API keys, tokens, passwords, private keys)", id="export-redact")
+            yield Tick("Replace the file if it exists", id="export-force")
             yield Label("Output file")
             yield Input(str(self.suggested), id="export-path")
             with Horizontal(id="export-buttons"):

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input
 from textual.worker import Worker
 
-from ..keymap import bindings, commands
+from ..keymap import bindings, commands, key_names
 from ..model.store import BrowsingStore
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
@@ -114,10 +114,13 @@ class MainScreen(FrameHold, Screen[None]):
         self.parts.quiet.activity()
 
     def system_commands(self) -> Iterable[SystemCommand]:
-        """The command palette's entries: every action of this screen and of the Raw Log."""
+        """The command palette's entries: every action of this screen and of the Raw Log, each
+        with its keys."""
         for key, help_text in commands("main", "rawlog"):
             target = self._view if key.scope == "rawlog" else self
-            yield SystemCommand(key.command or key.title, help_text, partial(target.run_action, key.action))
+            # The keys first: the palette teaches them (issue 25).
+            shown = f"{key_names(key.keys)} · {help_text}"
+            yield SystemCommand(key.command or key.title, shown, partial(target.run_action, key.action))
 
     # ---------------------------------------------------------------- what tests and tools read
 
