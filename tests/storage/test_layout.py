@@ -16,7 +16,7 @@ from pathlib import Path
 import zett_browser.storage as storage
 import zett_browser.storage.sql as sql
 from zett_browser import model
-from zett_browser.storage import api, codec, compaction, context, labels, rawlog, timing
+from zett_browser.storage import api, codec, compaction, context, labels, prefix, rawlog, timing
 from zett_browser.storage.tree import SessionTree
 from zett_browser.storage.writes import SessionWriter
 
@@ -32,6 +32,7 @@ QUERIES = {
     "rawpages",
     "sessions",
     "labels",
+    "prefix",
     "rawlog",
     "compaction",
     "timing",
@@ -80,6 +81,7 @@ METHODS = (
     "get_node",
     "ancestors",
     "child_labels",
+    "sessions_with_prefix",
     "list_snapshots",
     "snapshot_mark",
     "raw_page",
@@ -155,7 +157,7 @@ def test_the_facade_passes_every_argument_on() -> None:
     """Each facade method takes exactly what the query it calls takes (names, kinds, defaults)."""
     storage_class = storage.SQLSessionStorage
     pairs = 0
-    for module in (api, compaction, context, labels, rawlog, timing):
+    for module in (api, compaction, context, labels, prefix, rawlog, timing):
         for name in module.__all__:
             query = getattr(module, name)
             if not inspect.iscoroutinefunction(query) or not hasattr(storage_class, name):

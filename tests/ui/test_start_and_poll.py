@@ -205,7 +205,7 @@ async def test_following_wraps_only_the_new_rows(tmp_path: Path, monkeypatch: An
     """A followed page shown again at each new row re-wrapped all of its 100 records
     (14-27 ms of the loop per poll on the busy follow run): now only the new ones."""
     from zett_browser.storage import UserMessage
-    from zett_browser.widgets import rawlog, render
+    from zett_browser.widgets import pagelayout, render
     from zett_browser.widgets.rawlog import RawLogView
 
     path, writer = await growing_store(tmp_path)
@@ -225,7 +225,7 @@ async def test_following_wraps_only_the_new_rows(tmp_path: Path, monkeypatch: An
             wrapped.append(record.sequence)
             return real(record, options, context)
 
-        monkeypatch.setattr(rawlog, "render_record", counted)
+        monkeypatch.setattr(pagelayout, "render_record", counted)
         for index in range(3):
             await writer.append("live", "r", UserMessage(content=f"late {index}"))
             await wait_until(pilot, lambda index=index: sequences(app)[-1:] == [62 + index])

@@ -91,8 +91,9 @@ async def test_ids_are_cleaned_and_get_an_ellipsis_only_when_cut(tmp_path: Path)
     storage = SQLiteSessionStorage(path)
     await storage.create_session(session_id="short")
     await storage.create_session(session_id="\x1b]0;pwned\x07-long-id")
-    # UUIDv7 ids of one minute share their first 8 characters: the tail tells them apart.
+    # UUIDv7 ids of one minute share their first 8 characters: then a longer prefix tells them apart.
     await storage.create_session(session_id="01a245fb-cfb8-73be-96bd-5f524f2d5366")
+    await storage.create_session(session_id="01a245fb-d001-73be-96bd-5f524f2d5366")
     await storage.close()
     app = make_app(str(path), clock=frozen_clock, poll_interval=0)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -101,7 +102,9 @@ async def test_ids_are_cleaned_and_get_an_ellipsis_only_when_cut(tmp_path: Path)
         labels = [str(node.label) for node in tree.root.children]
         assert any(label.startswith("short · ") for label in labels), labels
         assert any(label.startswith("␛]0;pwned␇-long-id · ") for label in labels), labels
-        assert any(label.startswith("01a245fb…5f524f2d5366 · ") for label in labels), labels
+        # The open session (the newest) carries the mark; the prefixes can be typed to --session.
+        assert any(label.startswith("● 01a245fb-d… · ") for label in labels), labels
+        assert any(label.startswith("01a245fb-c… · ") for label in labels), labels
         assert not any("\x1b" in label or "\x07" in label for label in labels)
 
 

@@ -72,9 +72,19 @@ def test_outcome_is_and_server_tools_qualifiers() -> None:
     assert [term.text for term in query.groups[0]] == ["word", "other"]  # OR after a qualifier, as before
 
 
-def test_an_unknown_key_is_searched_as_text() -> None:
-    query = parse("https://example.com std::move", now=NOW)
-    assert [group[0].text for group in query.groups] == ["https://example.com", "std::move"]
+def test_words_with_a_colon_that_are_no_qualifier_shape_are_searched_as_text() -> None:
+    query = parse('https://example.com std::move 12:30 C:\\dir note: "foo:bar" a:b', now=NOW)
+    texts = [group[0].text for group in query.groups]
+    assert texts == ["https://example.com", "std::move", "12:30", "C:\\dir", "note:", "foo:bar", "a:b"]
+
+
+@pytest.mark.parametrize("source", ["foo:bar", "-foo:bar", "word TypeError:boom", "kinds:user"])
+def test_an_unknown_qualifier_is_one_line_naming_it(source: str) -> None:
+    with pytest.raises(QueryError) as caught:
+        parse(source, now=NOW)
+    message = str(caught.value)
+    name = source.split()[-1].lstrip("-").partition(":")[0]
+    assert f"unknown qualifier '{name}:'" in message and "\n" not in message
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ from .args import (
     report,
     secrets_of,
 )
+from .sessions import SessionChoiceError, is_full_id, resolve_at
 
 if TYPE_CHECKING:
     from ..startup.warmstart import Warm
@@ -132,6 +133,17 @@ def main_browse(arguments: list[str]) -> int:
             print(f"{PROG}: --search: {one_line(error)}", file=sys.stderr)
             return 2
     secrets = secrets_of(args.store)
+    if args.session is not None and not is_full_id(args.session):
+        # A prefix (or another runtime's id): one indexed look-up names the session first.
+        from ..storage import StoreError
+
+        try:
+            args.session = resolve_at(args.store, args.session)
+        except SessionChoiceError as error:
+            print(f"{PROG}: {one_line(str(error))}", file=sys.stderr)
+            return 2
+        except StoreError as error:
+            return report(error, debug=args.debug, secrets=secrets)
     run = functools.partial(
         run_app,
         session=args.session,

@@ -23,6 +23,7 @@ from ..views import time_travel as context
 from ..views import time_travel_text as context_text
 from ..views.formatting import kind_name
 from .args import OneLineParser, add_store, bounded, closed_pipe
+from .sessions import SessionChoiceError, resolve_session
 
 #: Characters of each message's text the listing shows.
 PREVIEW = 100
@@ -60,7 +61,7 @@ def main_context(argv: list[str]) -> int:
     """Print the model's context when it produced message N (or what the next step gets)."""
     parser = OneLineParser(prog="zett-browser context", description=main_context.__doc__)
     add_store(parser)
-    parser.add_argument("--session", required=True, metavar="ID", help="the session (its full id)")
+    parser.add_argument("--session", required=True, metavar="ID", help="the session (its id, or a prefix naming one)")
     parser.add_argument(
         "--at",
         type=bounded(1, 2**62),
@@ -78,7 +79,7 @@ def main_context(argv: list[str]) -> int:
 
     async def run() -> None:
         try:
-            await _print(storage, args.session, args.at, args.json)
+            await _print(storage, await resolve_session(storage, args.session), args.at, args.json)
         finally:
             await storage.close()
 
@@ -86,7 +87,7 @@ def main_context(argv: list[str]) -> int:
         run_async(run())
     except BrokenPipeError:
         return closed_pipe()
-    except (StoreError, OSError, sqlite3.Error, context.ContextError) as error:
+    except (StoreError, OSError, sqlite3.Error, context.ContextError, SessionChoiceError) as error:
         print(f"zett-browser: {clean(one_line(error, 300))}", file=sys.stderr)
         return 2
     return 0

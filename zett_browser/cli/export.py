@@ -20,6 +20,7 @@ from ..startup.lifecycle import run_async
 from ..storage import StoreError, open_store
 from ..text import one_line
 from .args import OneLineParser, add_store, closed_pipe
+from .sessions import SessionChoiceError, resolve_session
 
 PROG = "zett-browser export"
 
@@ -65,6 +66,7 @@ async def export_to(
     """Run one export to ``output`` (None: stdout)."""
     storage = open_store(target)
     try:
+        session = await resolve_session(storage, session)
         if output is None:
             report = await export_session(storage, session, sys.stdout, options)
             sys.stdout.flush()
@@ -93,7 +95,7 @@ def main_export(argv: list[str]) -> int:
         report = run_async(export_to(args.store, args.session, options, args.output, force=args.force))
     except BrokenPipeError:
         return closed_pipe()
-    except (StoreError, ExportError, OSError) as error:
+    except (StoreError, ExportError, OSError, SessionChoiceError) as error:
         print(f"{PROG}: {one_line(error, 300)}", file=sys.stderr)
         return 2
     if args.output is not None:

@@ -48,6 +48,7 @@ from .args import (
     report,
     secrets_of,
 )
+from .sessions import SessionChoiceError, is_full_id, resolve_at
 
 if TYPE_CHECKING:  # textual-serve is an optional extra, imported when serving
     from .serve_server import GuardedServer
@@ -191,10 +192,15 @@ def main_serve(argv: list[str]) -> int:
         return 2
     secrets_ = secrets_of(args.store)
     try:
+        if args.session is not None and not is_full_id(args.session):
+            args.session = resolve_at(args.store, args.session)
         storage = open_store(args.store)
         problem = asyncio.run(preflight(storage, args.session))
     except StoreError as error:
         return report(error, debug=False, secrets=secrets_)
+    except SessionChoiceError as error:
+        print(f"{PROG}: {one_line(str(error))}", file=sys.stderr)
+        return 2
     if problem is not None:
         print(f"{PROG}: {one_line(scrub(problem, secrets_))}", file=sys.stderr)
         return 2

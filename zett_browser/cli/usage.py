@@ -20,18 +20,22 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..index import SideIndex, pricing
+from ..index import pricing
 from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from ..startup.lifecycle import run_async
-from ..storage import SQLSessionStorage, StoreError
+from ..storage.errors import StoreError
 from ..text import one_line
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
-from .index import _sync
+from .index import synced_index
+from .sessions import SessionChoiceError, is_full_id, resolve_at
+from .usage_sessions import session_lines
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
 LABEL_WIDTH = 48
+#: Widest first column of ``--by session`` (indent, id prefix and label).
+SESSION_WIDTH = 64
 HEADERS = ("messages", "steps", "input", "output", "cache read", "cache write", "reasoning", "hit", "cost")
 
 
@@ -73,14 +77,14 @@ def _cells(messages: int, steps: int, tokens: TokenCounts, cost: Decimal | None,
     return [f"{value:,}" for value in counts] + [_hit(tokens), money(cost, unpriced)]
 
 
-def _table(first: str, rows: list[tuple[str, list[str]]]) -> str:
-    """Rows aligned in columns: the label left, the numbers right."""
+def _table(first: str, rows: list[tuple[str, list[str]]], width: int = LABEL_WIDTH) -> str:
+    """Rows aligned in columns: the label left (cut to ``width``), the numbers right."""
     header = (first, list(HEADERS))
-    widths = [min(LABEL_WIDTH, max(len(label) for label, _ in [header, *rows]))]
+    widths = [min(width, max(len(label) for label, _ in [header, *rows]))]
     widths += [max(len(cells[number]) for _, cells in [header, *rows]) for number in range(len(HEADERS))]
     lines = []
     for label, cells in [header, *rows]:
-        text = one_line(label, LABEL_WIDTH).ljust(widths[0])
+        text = one_line(label, width).ljust(widths[0])
         lines.append("  ".join([text, *(cell.rjust(width) for cell, width in zip(cells, widths[1:], strict=True))]))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -112,9 +116,19 @@ def _total(rows: list[ReportRow]) -> ReportRow:
     return ReportRow("total", "total", {name: sum(row.values[name] for row in rows) for name in names})
 
 
-def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
-    """The ``--by`` report of the index at ``path``."""
+def print_report(path: Path, by: str, since: str | None, as_json: bool, *, store: str | None = None) -> None:
+    """The ``--by`` report of the index at ``path`` (by session: nested, and labelled from
+    the store ``store`` names, opened for that only)."""
     rows = report(path, by, since)
+    if by == "session" and rows:
+        from ..storage import SQLSessionStorage
+
+        storage = SQLSessionStorage.open_for_browsing(store)
+        try:
+            named = session_lines(storage, path, rows)
+        finally:
+            run_async(storage.close())
+        return _print_sessions(named, _total(rows), since, as_json, prices_date_of(path))
     total = _total(rows) if rows else None
     priced_on = prices_date_of(path)
     if as_json:
@@ -144,6 +158,28 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool) -> None:
             )
         )
     print(_table(by, lines))
+    _footer(priced_on, total.values["unpriced_steps"], total.values["problems"])
+
+
+def _print_sessions(
+    named: list[tuple[str, ReportRow]], total: ReportRow, since: str | None, as_json: bool, priced_on: str
+) -> None:
+    """``--by session``: each session's own usage under its parent, named by the tree's rule."""
+    if as_json:
+        rows = [
+            # "label" as shown (cleaned, with its nesting); "title" as stored (JSON escapes it).
+            {"key": row.key, "label": label.strip(), "title": row.label, **_row_json(row.values, row.tokens, row.cost)}
+            for label, row in named
+        ]
+        document: dict[str, Any] = {"by": "session", "since": since, "prices_date": priced_on, "rows": rows}
+        document["total"] = _row_json(total.values, total.tokens, total.cost)
+        print(json.dumps(document, ensure_ascii=True, indent=1))
+        return
+    lines = []
+    for label, row in [*named, ("total", total)]:
+        v = row.values
+        lines.append((label, _cells(v["messages"], v["steps"], row.tokens, row.cost, v["unpriced_steps"])))
+    print(_table("session (own usage; delegated sessions under their parent)", lines, width=SESSION_WIDTH))
     _footer(priced_on, total.values["unpriced_steps"], total.values["problems"])
 
 
@@ -261,21 +297,21 @@ def main_usage(argv: list[str]) -> int:
         since = _since(args.since)
         if args.session is not None and since is not None:
             raise UsageError("--since does not apply to --session (its totals cover the whole session)")
-        storage = SQLSessionStorage.open_for_browsing(args.store)
-        index = SideIndex(storage, args.index_dir)
-        synced = run_async(_sync(index, rebuild=False, show=True))
-        if synced.skipped or not complete(index.path):
+        if args.session is not None and not is_full_id(args.session):
+            args.session = resolve_at(args.store, args.session)  # a unique prefix names its session
+        path, skipped = synced_index(args.store, args.index_dir, show=True)
+        if skipped or not complete(path):
             print("zett-browser: another process is updating the index; figures may be incomplete", file=sys.stderr)
         if args.session is not None:
-            found = read_usage(index.path, [args.session])
+            found = read_usage(path, [args.session])
             if args.session not in found:
                 raise UsageError(f"no session {one_line(args.session, 80)!r} in this store")
-            print_session(found[args.session], args.json, prices_date_of(index.path))
+            print_session(found[args.session], args.json, prices_date_of(path))
         else:
-            print_report(index.path, args.by, since, args.json)
+            print_report(path, args.by, since, args.json, store=args.store)
     except BrokenPipeError:
         return closed_pipe()
-    except (UsageError, StoreError, OSError, sqlite3.Error) as error:
+    except (UsageError, StoreError, OSError, sqlite3.Error, SessionChoiceError) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
     return 0

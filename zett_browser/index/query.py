@@ -12,7 +12,10 @@ Syntax (also the help text): bare words, ``"phrases"``, ``prefix*``, ``a OR b``,
 Any input either parses into a :class:`Query` or raises :class:`QueryError` whose
 message names the bad token. Free text never reaches FTS5 as syntax: the search turns
 each :class:`Term` into a quoted string it builds itself (:func:`fts_string`).
-A ``word:rest`` whose key is no qualifier is searched as text (URLs, ``std::move``).
+A ``word:value`` shaped like a qualifier (a key of two or more letters, a value that starts
+with neither ``/`` nor ``:``) whose key is none is an error naming it: ``foo:bar`` is
+surely a typo of one. Other words with a colon are searched as text (URLs, ``std::move``,
+``12:30``, ``C:\\dir``), and so is any quoted one (``"foo:bar"``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ _SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 _COMPARE = re.compile(r"^(>=|<=|>|<|=)?(\d+(?:\.\d+)?)([A-Za-z]*)$")
 MAX_TERMS = 32
+#: ``key:value`` that reads as a qualifier (and so must be one): see the module docstring.
+_QUALIFIER_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{1,30}:[^/:]")
 #: Every qualifier key (``meta.KEY`` aside); another ``word:rest`` is searched as text.
 QUALIFIERS = (
     "kind",
@@ -180,6 +185,9 @@ def _filter(token: str, key: str, value: str, now: datetime) -> Filter | None:
             raise QueryError(f"{token[:40]!r}: a metadata key has letters, digits, _ . - only")
         return Filter("meta", (name, value))
     if key not in QUALIFIERS:
+        if _QUALIFIER_SHAPE.match(token):
+            name = token.partition(":")[0]
+            raise QueryError(f'unknown qualifier {name[:40] + ":"!r} (to search the text, quote it: "{token[:40]}")')
         return None
     if not value:
         raise QueryError(f"{token[:40]!r}: {key}: needs a value")

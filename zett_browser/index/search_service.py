@@ -16,6 +16,7 @@ from typing import cast
 
 from ..storage import SQLSessionStorage
 from . import Progress, Searcher, SearchPage, SideIndex, parse
+from .hit_labels import labelled_hits
 from .query import HELP, Filter
 from .sessions import SessionMatch, find_sessions
 
@@ -95,7 +96,8 @@ class IndexSearch:
     async def search(
         self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
     ) -> SearchPage:
-        return await self.searcher.search(parse(text), limit=limit, after=after, session=session)
+        page = await self.searcher.search(parse(text), limit=limit, after=after, session=session)
+        return replace(page, hits=await labelled_hits(self.index.storage, page.hits))
 
     async def sessions_matching(self, text: str, session: str | None = None) -> SessionMatch:
         return await find_sessions(self.index.path, parse(text), session=session)

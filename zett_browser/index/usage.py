@@ -231,3 +231,18 @@ def report(path: Path, by: str, since: str | None = None) -> list[ReportRow]:
         ReportRow(str(row[0]), str(row[1] or ""), dict(zip(DAY_COUNTS, (_int(v) for v in row[2:]), strict=True)))
         for row in rows
     ]
+
+
+def session_parents(path: Path, session_ids: Sequence[str]) -> dict[str, str | None]:
+    """Each indexed session's parent id (None: a root), read on the primary key in batches."""
+    found: dict[str, str | None] = {}
+    with reading(path) as db:
+        if db is None:
+            return found
+        ids = list(dict.fromkeys(session_ids))
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for session_id, parent_id in db.execute(f"SELECT id, parent_id FROM sessions WHERE id IN ({marks})", batch):
+                found[str(session_id)] = str(parent_id) if parent_id is not None else None
+    return found

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from textual.worker import Worker
 
 from ..model.session_state import SessionState, classify
-from ..widgets.status import Breadcrumb
+from ..text import clean
+from ..widgets.status import Breadcrumb, session_label
 from .levels import TreeLevels
 from .reads import Services
 from .session import SessionPane
@@ -31,6 +32,7 @@ class StateMarks:
         levels: The tree's levels (their pages get marks).
         poller: The change poll (the sessions it changed get marks again).
         pane: The open session (and its labels of untitled sessions).
+        set_title: Shows the open session's name and id (an untitled root's, once named).
     """
 
     def __init__(
@@ -40,6 +42,7 @@ class StateMarks:
         levels: TreeLevels,
         poller: ChangePoller,
         pane: SessionPane,
+        set_title: Callable[[str], object] | None = None,
     ) -> None:
         self._store = services.store
         self._reader = services.reader
@@ -47,6 +50,7 @@ class StateMarks:
         self._breadcrumb = breadcrumb
         self._open: Callable[[], OpenSession | None] = lambda: pane.open
         self._child_labels = pane.child_labels
+        self._set_title = set_title
         poller.changed = levels.marks_for
         levels.states_read = self.states_read
 
@@ -83,3 +87,5 @@ class StateMarks:
         if opened is not None and opened.node.session_id == session_id:
             state = classify(last[session_id]) if session_id in last else None
             self._breadcrumb.show_session(ancestors, node, state)
+            if self._set_title is not None and node.label_hint:
+                self._set_title(f"{session_label(node, 30)} · {clean(session_id)}")

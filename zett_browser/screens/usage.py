@@ -20,6 +20,7 @@ from textual.worker import Worker
 from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode, ToolMessage
 from ..model.usage import SessionUsage, TreeSort, UsageService
 from ..views.delegation import match_results, task_calls, with_life, with_result
+from ..views.labels import Sibling, distinguish
 from ..views.tasks import lifecycle, parse_notice, result_infos
 from ..views.usage_text import SORT_NAMES, next_sort
 from ..widgets.cards import card, life_card, notice_card
@@ -217,8 +218,11 @@ class DelegationCards:
         if [record.id for record in view.records] != [record.id for record in records]:
             return  # another page is shown now
         cards: dict[int, list[Text]] = {}
+        # Children asked the same read the same: the tree's rule tells them apart.
+        tags = distinguish([Sibling(i.child_id, f"{i.subagent}: {i.description}") for i in calls if i.child_id])
         for item in calls:
-            cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or "")))
+            tag = tags.get(item.child_id or "")
+            cards.setdefault(item.sequence, []).extend(card(item, usage.get(item.child_id or ""), tag))
         for record in tasks:
             if isinstance(record.message, ToolMessage) and record.message.name in LIFE_CARDS:
                 infos = result_infos(record.message)

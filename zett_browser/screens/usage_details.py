@@ -41,8 +41,11 @@ def identity(node: SessionNode) -> Table:
     created, updated = _when(node)
     table.add_row("session", Text(clean(node.session_id)).append("  (y copies it)", style="dim"))
     table.add_row("parent", Text(clean(node.parent_session_id)) if node.parent_session_id else Text("— (a root)"))
-    if node.title or node.label_hint:
-        table.add_row("title", Text(one_line(node.title or node.label_hint, 200)))
+    if node.title:
+        table.add_row("title", Text(one_line(node.title, 200)))
+    elif node.label_hint:
+        # No title (the runtime sets none): the name is what its parent asked, or a root's first prompt.
+        table.add_row("asked" if node.parent_session_id else "first prompt", Text(one_line(node.label_hint, 200)))
     table.add_row("agent", Text(clean(node.agent_name)) if node.agent_name else Text("—"))
     table.add_row("session type", str(node.session_type))
     table.add_row("created", created)

@@ -28,6 +28,7 @@ from ..model.records import (
 )
 from ..model.timing import ChildSpan, TimingRow
 from . import compaction, context, labels, origins, prompts, rawlog, state, timing
+from . import prefix as prefixes
 from .core import SessionStorageCore
 from .tree import SessionTree
 
@@ -208,6 +209,13 @@ class BrowserQueries(SessionStorageCore):
         """
         return await compaction.all_snapshot_versions(self.reader, session_id, page=page)
 
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        """The version in force at ``when`` and how many versions are undated.
+
+        See :func:`.compaction.version_in_force`.
+        """
+        return await compaction.version_in_force(self.reader, session_id, when)
+
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         """One version with its summary decoded (None: the latest), or None when there is none.
 
@@ -295,6 +303,13 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.state.last_rows`.
         """
         return await state.last_rows(self.reader, session_ids)
+
+    async def sessions_with_prefix(self, prefix: str, limit: int = prefixes.MAX_CANDIDATES) -> prefixes.PrefixMatch:
+        """The sessions whose id starts with ``prefix`` (an exact id names itself alone).
+
+        See :func:`.prefix.sessions_with_prefix`.
+        """
+        return await prefixes.sessions_with_prefix(self.reader, prefix, limit)
 
 
 __all__ = ["BrowserQueries"]

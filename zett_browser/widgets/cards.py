@@ -58,8 +58,9 @@ def _status(item: Delegation, usage: SessionUsage | None) -> Text:
     return status
 
 
-def card(item: Delegation, usage: SessionUsage | None) -> list[Text]:
-    """The card's lines: who was asked what, how it ended, its subtree cost and time, and ``o``."""
+def card(item: Delegation, usage: SessionUsage | None, tag: str | None = None) -> list[Text]:
+    """The card's lines: who was asked what, how it ended, its subtree cost and time, and ``o``;
+    ``tag`` tells the child from its siblings asked the same (as the tree does)."""
     lines = []
     head = _bar()
     if item.background:
@@ -74,6 +75,8 @@ def card(item: Delegation, usage: SessionUsage | None) -> list[Text]:
             head.append(" to ").append(one_line(item.subagent, 60), style=style_of("agent"))
     if item.description:
         head.append(": ").append(one_line(item.description, 160))
+    if tag:
+        head.append("  ").append(one_line(tag, 40), style="bold")
     lines.append(head)
     if item.prompt:
         lines.append(_bar().append("asked: " + one_line(item.prompt, 300), style="dim"))

@@ -10,27 +10,26 @@ with messages and never reads the store itself.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import TypeAlias
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 
 from ..keymap import bindings
 from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
-from .cards import BAR
 from .linestyle import LineView
-from .render import RenderOptions, render_record, style_of
+from .pagelayout import PageLayout, RecordWraps
+from .rawlog_messages import CallJump, ChildRequested, ContextRequested, RecordOpened
 from .textual_compat import set_scroll_range
+from .typeahead import TypeAhead
 
 _DIM = Style(dim=True)
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
@@ -45,46 +44,8 @@ FINISH_STEP_S = 0.004
 #: ``select`` and they run.
 FINISH_GAP_S = 0.0005
 #: Lines a record not wrapped yet counts for (blank lines above the first screen).
-ESTIMATED_LINES = 4
-_BLANK = Strip.blank(0)
-
-
-def _card_strips(text: Text, console: Console, width: int) -> list[Strip]:
-    """A card line wrapped under its own bar: every continuation line keeps the ``┃``."""
-    if not text.plain.startswith(BAR) or width <= len(BAR) + 8:
-        return [
-            Strip(segments) for segments in console.render_lines(text, console.options.update_width(width), pad=False)
-        ]
-    bar = text[: len(BAR)]
-    bar_segments = list(bar.render(console))
-    body = text[len(BAR) :]
-    options = console.options.update_width(width - len(BAR))
-    return [Strip([*bar_segments, *segments]) for segments in console.render_lines(body, options, pad=False)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Wrapped:
-    """One record's wrapped lines and what they were wrapped from."""
-
-    record: RawMessageRecord
-    #: (width, reasoning shown, compacted) the lines were wrapped with.
-    shape: tuple[int, bool, bool]
-    cards: Sequence[Text]
-    strips: tuple[Strip, ...]
-    context: RequestContext | None = None
-
-    def fits(
-        self, record: RawMessageRecord, shape: tuple[int, bool, bool], cards: Sequence[Text], context: object
-    ) -> bool:
-        """The lines show ``record`` this way: the same row, shape, context and cards."""
-        return (
-            self.shape == shape
-            and self.context == context
-            and self.record == record
-            and self.record.problems == record.problems
-            and len(self.cards) == len(cards)
-            and all(a == b and a.style == b.style for a, b in zip(self.cards, cards, strict=True))
-        )
+#: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
+HOLD_LIMIT_S = 5.0
 
 
 class RawLogView(LineView, can_focus=True):
@@ -101,33 +62,11 @@ class RawLogView(LineView, can_focus=True):
     RawLogView > .rawlog--cursor-blurred { background: $foreground 7%; }
     """
 
-    class RecordOpened(Message):
-        """The user asked to see a record whole."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class CallJump(Message):
-        """The user asked to jump between a tool call and its result."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class ContextRequested(Message):
-        """The user asked for the model's context at a record (time travel)."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class ChildRequested(Message):
-        """The user asked to open the delegated session this record names."""
-
-        def __init__(self, record: RawMessageRecord) -> None:
-            super().__init__()
-            self.record = record
+    # Defined in .rawlog_messages (namespace "raw_log_view": handlers stay on_raw_log_view_…).
+    RecordOpened: TypeAlias = RecordOpened
+    CallJump: TypeAlias = CallJump
+    ContextRequested: TypeAlias = ContextRequested
+    ChildRequested: TypeAlias = ChildRequested
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
@@ -143,25 +82,25 @@ class RawLogView(LineView, can_focus=True):
         self.preface: list[Text] = []
         #: Already safe lines shown under a record (delegation cards), by sequence.
         self.cards: dict[int, list[Text]] = {}
-        self._lines: list[Strip] = []
-        self._owner: list[int] = []
-        self._starts: list[int] = []
+        #: The page's lines, which record owns each, and how far it is wrapped (see :mod:`.pagelayout`).
+        self._layout = PageLayout(self._record_lines)
         self._width = 0
-        #: Index of the first record not wrapped yet, and the layout's generation.
-        self._next = 0
-        #: Records before this one are not wrapped yet either: each shows ESTIMATED_LINES
-        #: blank lines (a page laid out with its cursor far down, e.g. at its end).
-        self._head = 0
+        #: The layout's generation (a wrap step of an older layout does nothing).
         self._generation = 0
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
         #: A page was shown with its cursor down the page: the scroll to it waits for the
         #: page's first layout (see :meth:`show_page`).
         self._cursor_scroll_pending = False
-        #: Each record's wrapped lines, by (session, sequence), kept while the record is
-        #: on the page: a page shown again (a followed session's new rows, cards added)
-        #: wraps only the records that are new or changed.
-        self._wrapped: dict[tuple[str, int], _Wrapped] = {}
+        #: The page was just shown and not placed yet: its summary (preface) shows when the
+        #: cursor's message fits under it; ``_upper``: else the cursor's message goes a
+        #: quarter down the view (a jump), not to its bottom row.
+        self._landing = False
+        self._upper = False
+        #: Keys typed while another page is read wait for it (see :mod:`.typeahead`).
+        self._typeahead = TypeAhead(self._replay)
+        #: Each record's wrapped lines while it is on the page (see :class:`.pagelayout.RecordWraps`).
+        self._wraps = RecordWraps()
         #: What the rows around each record tell (request starts, repeated system rows…).
         self.tracker = RequestTracker()
         self.contexts: list[RequestContext] = []
@@ -177,8 +116,14 @@ class RawLogView(LineView, can_focus=True):
         preface: Sequence[Text] = (),
         snapshots: Sequence[Version] = (),
         contiguous: bool = False,
+        upper: bool = False,
+        summary_first: bool = False,
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
+
+        ``upper``: the page was jumped to, its cursor's message shows a quarter down the view.
+        ``summary_first`` (the model view opened): the preface shows at the top; the cursor
+        stays on its message when that shows under it, else it goes to the last one that does.
 
         ``preface`` (already safe text) is shown above the first record, never selected:
         the model view's summary. ``contiguous``: the page holds every row of its range (the
@@ -201,17 +146,58 @@ class RawLogView(LineView, can_focus=True):
                     break
             else:
                 self.cursor = max(0, len(self.records) - 1)
+        self._landing, self._upper = True, upper
         self._rebuild()
+        if summary_first and self.preface and self.cursor:
+            under = self._last_under_preface()
+            if under < self.cursor:
+                self.cursor = under
+                self._rebuild()
         self._scroll_to_cursor(animate=False)
         if self.cursor:
             # Before the first layout the new virtual size is not applied yet and the
             # scroll above is clamped to the old one: scroll again once it is.
             self._cursor_scroll_pending = True
             self.call_after_refresh(self._scroll_to_cursor_now_laid_out)
+        else:
+            self._landing = self._upper = False
 
     def _scroll_to_cursor_now_laid_out(self) -> None:
         self._cursor_scroll_pending = False
         self._scroll_to_cursor(animate=False)
+        self._landing = self._upper = False  # placed: later scrolls only keep the cursor in view
+
+    def _last_under_preface(self) -> int:
+        """The last record that shows whole under the preface in the view (0: none does)."""
+        height = self.scrollable_content_region.height or self.size.height
+        line = self._layout.starts[0] if self._layout.starts else 0
+        for position in range(len(self.records)):
+            line += len(self._record_lines(position)[0])
+            if line > height:
+                return max(0, position - 1)
+        return len(self.records) - 1
+
+    def expect_page(self) -> int:
+        """Another page was asked for: keys typed until :meth:`page_done` wait for it.
+
+        Returns the wait's token for :meth:`page_done`.
+        """
+        token = self._typeahead.start()
+        self.set_timer(HOLD_LIMIT_S, lambda: self._typeahead.release(token))
+        return token
+
+    def page_done(self, token: int) -> None:
+        """The page asked for with ``token`` is shown, or will not be: the keys typed
+        meanwhile run now, in order (a newer page asked for keeps them waiting)."""
+        self._typeahead.release(token)
+
+    def _replay(self, event: events.Key) -> None:
+        self.app.post_message(event)
+
+    def on_key(self, event: events.Key) -> None:
+        if self._typeahead.take(event):
+            event.stop()
+            event.prevent_default()
 
     @property
     def current(self) -> RawMessageRecord | None:
@@ -230,115 +216,58 @@ class RawLogView(LineView, can_focus=True):
         width = max(20, self.scrollable_content_region.width or self.size.width or 80)
         self._width = width
         self._generation += 1
-        self._lines, self._owner, self._starts = [], [], []
-        self._next = 0
-        self._head = 0
-        on_page = {(record.session_id, record.sequence) for record in self.records}
-        self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
+        self._layout.reset(len(self.records))
+        self._wraps.keep(self.records)
         self._render_preface(width)
         if not self.records:
             if not self.preface:
-                self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-                self._owner.append(-1)
+                self._layout.lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+                self._layout.owner.append(-1)
         else:
             height = self.scrollable_content_region.height or self.size.height or 50
-            self._head = self._head_above(self.cursor, 2 * height)
-            for position in range(self._head):
-                self._starts.append(len(self._lines))
-                self._lines.extend([_BLANK] * ESTIMATED_LINES)
-                self._owner.extend([position] * ESTIMATED_LINES)
-            self._next = self._head
+            self._layout.place_head(self._layout.head_above(self.cursor, 2 * height))
             self._render_through(self.cursor)
-            while self._next < len(self.records) and len(self._lines) < self._starts[self.cursor] + 2 * height:
-                self._render_through(self._next)
-            if self._next < len(self.records) or self._head:
+            layout = self._layout
+            while layout.next < len(self.records) and len(layout.lines) < layout.starts[self.cursor] + 2 * height:
+                self._render_through(layout.next)
+            if layout.pending:
                 self.call_after_refresh(self._finish, self._generation)
-        self._painted = len(self._lines)
+        self._painted = len(self._layout.lines)
         self._update_virtual_size()
         self.refresh()
-
-    def _head_above(self, index: int, lines: int) -> int:
-        """The first record to wrap at once so ``lines`` lines above ``index`` are real."""
-        head, above = index, 0
-        while head > 0 and above < lines:
-            head -= 1
-            above += len(self._record_lines(head)[0])
-        return head
 
     def _render_preface(self, width: int) -> None:
         console = self.app.console
         options = console.options.update_width(width - 1)
         for text in self.preface:
             for segments in console.render_lines(text, options, pad=False):
-                self._lines.append(Strip(segments))
-                self._owner.append(-1)
+                self._layout.lines.append(Strip(segments))
+                self._layout.owner.append(-1)
         if self.preface:
-            self._lines.append(Strip.blank(0))
-            self._owner.append(-1)
-
-    def _render_through(self, index: int) -> None:
-        """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
-        if index < self._next:
-            return
-        lines, owner, starts = self._lines, self._owner, self._starts
-        for position in range(self._next, min(index + 1, len(self.records))):
-            starts.append(len(lines))
-            record_lines, record_owner = self._record_lines(position)
-            lines.extend(record_lines)
-            owner.extend(record_owner)
-            self._next = position + 1
+            self._layout.lines.append(Strip.blank(0))
+            self._layout.owner.append(-1)
 
     def _record_lines(self, position: int) -> tuple[list[Strip], list[int]]:
         """The lines of record ``position`` (its boundary rule too) and who owns each."""
         record = self.records[position]
-        width = self._width
-        console = self.app.console
-        shape = (width, record.sequence in self.expanded, record.sequence <= self.compacted_through)
-        cards = self.cards.get(record.sequence, ())
-        key = (record.session_id, record.sequence)
-        wrapped = self._wrapped.get(key)
-        context = self.contexts[position] if position < len(self.contexts) else None
-        if wrapped is None or not wrapped.fits(record, shape, cards, context):
-            options = console.options.update_width(width - 1)
-            render = RenderOptions(show_reasoning=shape[1], show_all=False, compacted_through=self.compacted_through)
-            strips = tuple(
-                Strip(segments)
-                for text in render_record(record, render, context)
-                for segments in console.render_lines(text, options, pad=False)
-            ) + tuple(strip for text in cards for strip in _card_strips(text, console, width - 1))
-            wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips, context)
-        lines = [*wrapped.strips, _BLANK]
-        owner = [position] * len(lines)
-        marker = self.boundaries.get(record.sequence)
-        if marker:
-            rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
-            lines += [Strip(list(rule.render(console))), _BLANK]
-            owner += [-1, -1]
-        return lines, owner
+        return self._wraps.lines(
+            record,
+            position,
+            self.app.console,
+            width=self._width,
+            expanded=record.sequence in self.expanded,
+            compacted_through=self.compacted_through,
+            cards=self.cards.get(record.sequence, ()),
+            context=self.contexts[position] if position < len(self.contexts) else None,
+            boundary=self.boundaries.get(record.sequence),
+        )
 
     def _render_head(self, first: int) -> None:
         """Wrap the records from ``first`` up to the head (they showed blank lines so far);
         the lines below move by the difference, and so does the view when they are above it."""
-        head = self._head
-        if first >= head:
+        if first >= self._layout.head:
             return
-        lines: list[Strip] = []
-        owner: list[int] = []
-        starts: list[int] = []
-        top = self._starts[first]
-        for position in range(first, head):
-            starts.append(top + len(lines))
-            record_lines, record_owner = self._record_lines(position)
-            lines.extend(record_lines)
-            owner.extend(record_owner)
-        end = self._starts[head]
-        delta = len(lines) - (end - top)
-        self._lines[top:end] = lines
-        self._owner[top:end] = owner
-        self._starts[first:head] = starts
-        for position in range(head, len(self._starts)):
-            self._starts[position] += delta
-        self._head = first
+        top, delta = self._layout.render_head(first)
         self._painted += delta
         if delta:
             self._update_virtual_size()
@@ -346,29 +275,32 @@ class RawLogView(LineView, can_focus=True):
                 self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
         self.refresh()
 
+    def _render_through(self, index: int) -> None:
+        self._layout.render_through(index)
+
     def _finish(self, generation: int, *, chunk: int | None = FINISH_CHUNK) -> None:
         """Wrap the rest of the page, a few records at a time (below the first screen, then
         above it), unless another page (or layout) replaced it meanwhile; keys pressed in
         between are handled in between."""
-        if generation != self._generation or (self._next >= len(self.records) and not self._head):
+        if generation != self._generation or (self._layout.next >= len(self.records) and not self._layout.head):
             return
         if chunk is None:
             self._render_through(len(self.records) - 1)
             self._render_head(0)
-        elif self._next < len(self.records):
-            last = min(len(self.records) - 1, self._next + chunk - 1)
+        elif self._layout.next < len(self.records):
+            last = min(len(self.records) - 1, self._layout.next + chunk - 1)
             deadline = time.perf_counter() + FINISH_STEP_S
-            self._render_through(self._next)  # at least one record a step
-            while self._next <= last and time.perf_counter() < deadline:
-                self._render_through(self._next)
+            self._render_through(self._layout.next)  # at least one record a step
+            while self._layout.next <= last and time.perf_counter() < deadline:
+                self._render_through(self._layout.next)
         else:
             deadline = time.perf_counter() + FINISH_STEP_S
-            first = self._head - 1  # at least one record a step
-            while first > max(0, self._head - chunk) and time.perf_counter() < deadline:
+            first = self._layout.head - 1  # at least one record a step
+            while first > max(0, self._layout.head - chunk) and time.perf_counter() < deadline:
                 self._record_lines(first - 1)  # wrapped (kept in the cache) to measure the step
                 first -= 1
             self._render_head(first)
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             # Through the event loop, not straight into this widget's queue: a widget
             # handles its queued messages without yielding, so a key that came meanwhile
             # (it reaches this view through the app) would wait for the whole page.
@@ -387,13 +319,11 @@ class RawLogView(LineView, can_focus=True):
 
     def resume(self) -> None:
         """Wrap the rest of this page after all (the page asked for could not be read)."""
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             self.call_later(self._finish, self._generation)
 
     def _update_virtual_size(self) -> None:
-        # Records not wrapped yet count as a few lines each until they are.
-        pending = (len(self.records) - self._next) * ESTIMATED_LINES
-        size = Size(self._width, len(self._lines) + pending)
+        size = Size(self._width, self._layout.height)  # records not wrapped yet: a few lines each
         height = self.scrollable_content_region.height
         old = self.virtual_size
         if old.width == size.width and height and min(old.height, size.height) > height:
@@ -413,7 +343,7 @@ class RawLogView(LineView, can_focus=True):
         up off screen (a page opened at ``--seq`` showed other records).
         """
         self.cards = cards
-        if self._cursor_scroll_pending or not self._starts:
+        if self._cursor_scroll_pending or not self._layout.starts:
             self._rebuild()
             self._scroll_to_cursor(animate=False)
             return
@@ -423,31 +353,23 @@ class RawLogView(LineView, can_focus=True):
         self.call_after_refresh(self._keep_at, *anchor)  # once the new size applies
 
     def _anchor(self) -> tuple[int, float]:
-        """The record to keep in place and its first line's offset from the view's top:
-        the cursor's if any of its lines shows, else the first record shown."""
-        top = self.scroll_y
         height = self.scrollable_content_region.height or self.size.height
-        start = self._starts[self.cursor] if self.cursor < len(self._starts) else None
-        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
-        if start is not None and start < top + height and end > top:
-            return self.cursor, start - top
-        shown = bisect.bisect_right(self._starts, top) - 1
-        return max(0, shown), self._starts[max(0, shown)] - top
+        return self._layout.anchor(self.cursor, self.scroll_y, height)
 
     def _keep_at(self, position: int, offset: float) -> None:
         """Scroll so record ``position`` starts ``offset`` lines below the view's top."""
-        if position < len(self._starts):
-            self.scroll_to(y=max(0, self._starts[position] - offset), animate=False)
+        if position < len(self._layout.starts):
+            self.scroll_to(y=max(0, self._layout.starts[position] - offset), animate=False)
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             self._finish(self._generation, chunk=None)
-        return self._lines
+        return self._layout.lines
 
     def restyle(self) -> None:
         """Lay the page out again with the current styles (the app's theme changed)."""
-        self._wrapped.clear()
+        self._wraps.clear()
         self._rebuild()
 
     def on_resize(self) -> None:
@@ -461,10 +383,10 @@ class RawLogView(LineView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        if index >= len(self._lines):
+        if index >= len(self._layout.lines):
             return Strip.blank(self.size.width, self.line_style)
-        strip = self._lines[index]
-        owner = self._owner[index]
+        strip = self._layout.lines[index]
+        owner = self._layout.owner[index]
         if owner >= 0 and self.records[owner].sequence <= self.covered_floor():
             strip = strip.apply_style(_DIM)  # summarised in the context the cursor's step had
         if owner == self.cursor and self.records:
@@ -482,36 +404,43 @@ class RawLogView(LineView, can_focus=True):
         return self._covered[1]
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
-        if self.cursor < self._head:  # moved up into records not wrapped yet
+        if self.cursor < self._layout.head:  # moved up into records not wrapped yet
             self._render_head(max(0, self.cursor - FINISH_CHUNK))
-        wrapped = self._next
+        wrapped = self._layout.next
         self._render_through(self.cursor + 1)
-        if self._next != wrapped:
+        if self._layout.next != wrapped:
             self._update_virtual_size()  # the cursor's lines must be reachable before scrolling
-        if not self._starts:
+        if not self._layout.starts:
             self.scroll_to(y=0, animate=False)
             return
-        start = self._starts[self.cursor]
-        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
+        start, end = self._layout.span(self.cursor)
         height = self.scrollable_content_region.height or self.size.height
-        if start < self.scroll_y or end - start > height:
+        if self._landing and self.preface and (self.cursor == 0 or end <= height):
+            self.scroll_to(y=0, animate=False)  # the summary and the cursor's message
+        elif self._upper:  # jumped to: a quarter down, what came just before above it
+            self.scroll_to(y=max(0, start - height // 4), animate=False)
+        elif start < self.scroll_y or end - start > height:
             self.scroll_to(y=start, animate=animate)
         elif end > self.scroll_y + height:
             self.scroll_to(y=end - height, animate=animate)
         self.refresh()
 
     def select_sequence(self, sequence: int) -> bool:
-        """Move the cursor to a sequence on this page; False when it is not here."""
+        """Move the cursor to a sequence on this page, a quarter down the view (a jump);
+        False when it is not here."""
         for index, record in enumerate(self.records):
             if record.sequence == sequence:
                 self.cursor = index
+                self._upper = True
                 self._scroll_to_cursor(animate=False)
+                self._upper = self._cursor_scroll_pending  # still placed once laid out
                 return True
         return False
 
     def action_cursor(self, step: int) -> None:
         if self.records:
             self.cursor = max(0, min(len(self.records) - 1, self.cursor + step))
+            self._landing = self._upper = False
             self._scroll_to_cursor()
 
     def action_toggle_reasoning(self) -> None:
@@ -541,8 +470,8 @@ class RawLogView(LineView, can_focus=True):
         y = getattr(event, "y", None)
         if isinstance(y, int):
             line = int(self.scroll_y) + y
-            if 0 <= line < len(self._owner) and self._owner[line] >= 0:
-                self.cursor = self._owner[line]
+            if 0 <= line < len(self._layout.owner) and self._layout.owner[line] >= 0:
+                self.cursor = self._layout.owner[line]
                 self.refresh()
 
     def on_focus(self) -> None:

@@ -35,7 +35,18 @@ from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_build_lines, tree_toggle
-from .tree_nodes import ID_PREFIX, Group, More, NodeData, TreeFilter, mark_nodes, node_label, walk
+from .tree_nodes import (
+    ID_PREFIX,
+    Group,
+    More,
+    NodeData,
+    TagBook,
+    TreeFilter,
+    level_of,
+    mark_nodes,
+    node_label,
+    walk,
+)
 
 __all__ = ["ID_PREFIX", "Group", "More", "NodeData", "SessionTree", "TreeFilter", "node_label"]
 
@@ -97,6 +108,10 @@ class SessionTree(Tree[NodeData]):
         self.usage: dict[str, SessionUsage] = {}
         #: How the shown sessions' last requests ended, put on their labels.
         self.states: dict[str, SessionState] = {}
+        #: Tags that tell colliding siblings apart (kept across re-reads: labels stay stable).
+        self.tag_book = TagBook()
+        #: The session open in the Raw Log (marked in front of its label).
+        self.open_id: str | None = None
 
     def add_sessions(
         self,
@@ -123,11 +138,13 @@ class SessionTree(Tree[NodeData]):
         for node in nodes:
             if node.session_id in present or not self._shown(node):
                 continue
+            node = self.tag_book.known(node)
             if hints and node.session_id in hints:
                 node = replace(node, label_hint=hints[node.session_id])
             added = self._add_session(parent, node, now, before)
             if self.filter is not None and node.child_count and node.session_id not in self.filter.matching:
                 added.expand()  # an ancestor of a match: open it (on_tree_node_expanded reads it)
+        self.retag(parent)
         parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
         if cursor is not None and self.filter is not None:
             # Filtered: follow every page, so each match shows without a "more…" per page.
@@ -157,12 +174,42 @@ class SessionTree(Tree[NodeData]):
 
     def label_of(self, node: SessionNode, now: datetime) -> Text:
         """A session's label with what the tree knows of it (usage, state)."""
-        return node_label(node, now, self.usage.get(node.session_id), self.states.get(node.session_id))
+        session_id = node.session_id
+        return node_label(
+            node,
+            now,
+            self.usage.get(session_id),
+            self.states.get(session_id),
+            tag=self.tag_book.tags.get(session_id),
+            is_open=session_id == self.open_id,
+        )
+
+    def retag(self, parent: TreeNode[NodeData]) -> None:
+        """Tell ``parent``'s children apart again (after some arrived or were renamed)."""
+        children = [child for child in parent.children if isinstance(child.data, SessionNode)]
+        nodes = [child.data for child in children if isinstance(child.data, SessionNode)]
+        changed = self.tag_book.update(level_of(parent), nodes)
+        now = self.clock()
+        for child in children:
+            if isinstance(child.data, SessionNode) and child.data.session_id in changed:
+                child.set_label(self.label_of(child.data, now))
+
+    def set_open(self, session_id: str | None) -> None:
+        """Mark ``session_id`` as the session open in the Raw Log (and unmark the one before)."""
+        before, self.open_id = self.open_id, session_id
+        now = self.clock()
+        for changed in {before, session_id} - {None}:
+            found = self.find(changed) if changed is not None else None
+            if found is not None and isinstance(found.data, SessionNode):
+                found.set_label(self.label_of(found.data, now))
 
     def mark(self, states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
         self.states.update(states)
         mark_nodes(self.root, states, hints, partial(self.label_of, now=self.clock()))
+        parents = {id(n.parent): n.parent for n in walk(self.root) if n.parent is not None and _names(n, hints)}
+        for parent in parents.values():
+            self.retag(parent)
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
@@ -245,6 +292,8 @@ class SessionTree(Tree[NodeData]):
                 parent.add_leaf(label, data=node, before=before)
             added = True
             changed.append(node)
+        if changed:
+            self.retag(parent)
         if cursor is not None and added and not self._cursor_kept:
             # Line numbers change when nodes are added above: move after the tree re-lays
             # out, once however many parents a poll merged into (it merges every expanded one).
@@ -354,6 +403,7 @@ class SessionTree(Tree[NodeData]):
         A session on a later page than the one loaded is added under its parent, so it
         is shown at once; the page that holds it does not repeat it.
         """
+        self.set_open(session.session_id)
         self._reveal = [node.session_id for node in ancestors] + [session.session_id]
         self._reveal_nodes = {node.session_id: node for node in [*ancestors, session]}
         self._advance_reveal()
@@ -408,7 +458,9 @@ class SessionTree(Tree[NodeData]):
     def _place(self, parent: TreeNode[NodeData], node: SessionNode) -> TreeNode[NodeData]:
         """Put a session that is on a page not loaded yet under ``parent``, before "more…"."""
         before = next((c for c in parent.children if isinstance(c.data, (More, Group))), None)
-        return self._add_session(parent, node, self.clock(), before)
+        added = self._add_session(parent, self.tag_book.known(node), self.clock(), before)
+        self.retag(parent)
+        return added
 
     def _land(self, node: TreeNode[NodeData]) -> None:
         if node.tree is self and (node.parent is None or node.parent.is_expanded):
@@ -431,3 +483,8 @@ class SessionTree(Tree[NodeData]):
                 self.post_message(self.ChildrenWanted(parent, data.parent, data.cursor))
         elif isinstance(data, SessionNode):
             self.post_message(self.SessionChosen(data))
+
+
+def _names(node: TreeNode[NodeData], hints: Mapping[str, str]) -> bool:
+    """Whether ``hints`` names ``node``'s session (its level must be told apart again)."""
+    return isinstance(node.data, SessionNode) and node.data.session_id in hints

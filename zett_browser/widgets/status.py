@@ -7,8 +7,8 @@ functions from model records. Every string from the store goes through ``safe``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual.widgets import Input
@@ -16,27 +16,28 @@ from textual.widgets import Input
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.compaction import SnapshotMeta
 from ..model.session_state import SessionState
+from ..views.labels import node_name
 from .line import TextLine
 from .render import style_of
 from .safe import clean, one_line
 
 
-def session_label(node: SessionNode, width: int) -> str:
-    """A session's title, else what its parent asked it (``label_hint``), else its id's
-    start (all cleaned, cut to ``width``).
-
-    The ellipsis marks an id that was cut, never a short id shown whole.
-    """
-    if node.title:
-        return one_line(node.title, width)
-    if node.label_hint:
-        return one_line(node.label_hint, width)
-    cut = len(node.session_id) > 8
-    return one_line(node.session_id[:8], width) + ("…" if cut else "")
+def session_label(node: SessionNode, width: int, tag: str | None = None) -> str:
+    """A session's name by the one rule (``views.labels``: title, what its parent asked or
+    its first prompt, agent, short id), after the ``tag`` that tells it from its siblings
+    (cleaned, cut to ``width``)."""
+    name = node_name(node, width)
+    if tag and tag.rstrip("…").startswith(name.rstrip("…")):
+        return one_line(tag, width)  # the name is a short id: the tree's longer prefix replaces it
+    return one_line(f"{tag} {name}", width) if tag else name
 
 
 def breadcrumb_text(
-    ancestors: Sequence[SessionNode], node: SessionNode, width: int = 0, state: SessionState | None = None
+    ancestors: Sequence[SessionNode],
+    node: SessionNode,
+    width: int = 0,
+    state: SessionState | None = None,
+    tags: Mapping[str, str] | None = None,
 ) -> Text:
     """The parent chain (dim), then the open session (bold) and what it is.
 
@@ -47,7 +48,8 @@ def breadcrumb_text(
     current = Text(no_wrap=True)
     # A title is the user's name for the session; a hint (what the parent asked) is long
     # prose, so it gets less room than a title and leaves some to the parent chain.
-    label = session_label(node, 50 if node.title else 36)
+    tags = tags or {}
+    label = session_label(node, 50 if node.title else 36, tags.get(node.session_id))
     current.append(label, style="bold")
     if node.agent_name and not label.startswith(clean(node.agent_name) + ":"):
         current.append(f"  ({clean(node.agent_name)})", style=style_of("agent"))
@@ -64,7 +66,7 @@ def breadcrumb_text(
     room = (width or 10_000) - current.cell_len
     if _chain(ancestors, 30).cell_len + hint.cell_len > room:
         hint = Text()
-    crumb = _fit_chain(ancestors, room)
+    crumb = _fit_chain(ancestors, room, tags)
     crumb.append_text(current)
     crumb.append_text(hint)
     crumb.no_wrap = True
@@ -72,21 +74,21 @@ def breadcrumb_text(
     return crumb
 
 
-def _chain(ancestors: Sequence[SessionNode], each: int) -> Text:
+def _chain(ancestors: Sequence[SessionNode], each: int, tags: Mapping[str, str] | None = None) -> Text:
     chain = Text()
     for parent in ancestors:
-        chain.append(session_label(parent, each), style="dim")
+        chain.append(session_label(parent, each, (tags or {}).get(parent.session_id)), style="dim")
         chain.append("  ›  ", style="dim")
     return chain
 
 
-def _fit_chain(ancestors: Sequence[SessionNode], room: int) -> Text:
+def _fit_chain(ancestors: Sequence[SessionNode], room: int, tags: Mapping[str, str]) -> Text:
     """As many of the nearest ancestors as fit in ``room`` cells, each cut to 30 at most."""
     for start in range(len(ancestors) + 1):
         kept = ancestors[start:]
         prefix = Text("…  ›  ", style="dim") if start else Text()
         for each in (30, 16, 8):
-            chain = prefix + _chain(kept, each)
+            chain = prefix + _chain(kept, each, tags)
             if chain.cell_len <= room:
                 return chain
     return Text()
@@ -151,6 +153,10 @@ class Breadcrumb(TextLine):
         super().__init__(id=id)
         self._session: tuple[Sequence[SessionNode], SessionNode] | None = None
         self._state: SessionState | None = None
+        #: The tags that tell siblings apart, as the tree assigned them (read at each paint).
+        self.tags: Mapping[str, str] = {}
+        #: Names the tree has read (an untitled root's first prompt) for sessions read without.
+        self.hints: Mapping[str, str] = {}
 
     def show_session(
         self, ancestors: Sequence[SessionNode], node: SessionNode, state: SessionState | None = None
@@ -173,7 +179,16 @@ class Breadcrumb(TextLine):
     def render(self) -> Text:
         if self._session is None:
             return super().render()
-        return breadcrumb_text(*self._session, width=self.content_region.width or self.size.width, state=self._state)
+        width = self.content_region.width or self.size.width
+        ancestors, node = self._session
+        ancestors = [self._named(parent) for parent in ancestors]
+        return breadcrumb_text(ancestors, self._named(node), width=width, state=self._state, tags=self.tags)
+
+    def _named(self, node: SessionNode) -> SessionNode:
+        hint = self.hints.get(node.session_id)
+        if hint is None or node.title or node.label_hint is not None:
+            return node
+        return replace(node, label_hint=hint)
 
 
 def summary_item(snapshot: SnapshotInfo, preview: int = 2_000) -> list[Text]:

@@ -6,7 +6,7 @@ role table; nothing from the store is parsed as markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -16,23 +16,15 @@ from textual.widgets.tree import TreeNode
 from ..model import SessionCursor, SessionNode
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
+from ..views.labels import UUID_PREFIX, Sibling, distinguish, node_name, sibling
 from ..views.usage_text import compact
 from .render import relative_time, style_of
 from .safe import clean, one_line
 
-#: Characters of a session id shown for an untitled session (UUIDv7: the time part).
-ID_PREFIX = 8
-
-
-def short_id(session_id: str) -> str:
-    """An untitled session's id as the tree shows it when nothing better names it.
-
-    UUIDv7 ids of one minute share their first eight characters (the time), so the
-    random tail is shown after them: ``01a245fb…5f524f2d5366`` (cleaned like any store string).
-    """
-    if len(session_id) <= ID_PREFIX + 13:
-        return one_line(session_id, ID_PREFIX + 13)
-    return f"{one_line(session_id[:ID_PREFIX], ID_PREFIX)}…{one_line(session_id[-12:], 12)}"
+#: Characters of a UUID shown for a session nothing else names (see ``views.labels``).
+ID_PREFIX = UUID_PREFIX
+#: The mark in front of the session open in the Raw Log.
+OPEN_MARK = "● "
 
 
 @dataclass
@@ -72,28 +64,37 @@ class TreeFilter:
 
 
 def node_label(
-    node: SessionNode, now: datetime, usage: SessionUsage | None = None, state: SessionState | None = None
+    node: SessionNode,
+    now: datetime,
+    usage: SessionUsage | None = None,
+    state: SessionState | None = None,
+    *,
+    tag: str | None = None,
+    is_open: bool = False,
 ) -> Text:
-    """The label of a session: title or short id, agent, counts, type, activity, markers,
-    with ``usage`` its subtree tokens and cost and a failure mark, and with ``state`` how its
-    last request ended (only when that is not a plain ending: the tree stays calm)."""
+    """The label of a session: its name (``views.labels``: title, what its parent asked or
+    its first prompt, agent, short id) after the ``tag`` that tells colliding siblings apart,
+    agent, counts, type, activity, markers; with ``usage`` its subtree tokens and cost and a
+    failure mark, and with ``state`` how its last request ended (only when that is not a
+    plain ending: the tree stays calm). ``is_open``: the session shown in the Raw Log."""
     label = Text()
+    if is_open:
+        label.append(OPEN_MARK, style="bold " + style_of("agent"))
     if state is not None and state.badge:
         # First, where a narrow tree still shows it (a prompt as label is long).
         label.append(state.badge, style="dim" if state.quiet else style_of("problem")).append(" ")
-    if node.title:
-        label.append(one_line(node.title, 120))
-    elif node.label_hint:
-        # What the parent asked for: UUIDv7 prefixes of one minute's children are identical.
-        label.append(one_line(node.label_hint, 120), style="italic")
-    else:
-        label.append(short_id(node.session_id), style="italic")
+    name = node_name(node)
+    if tag and tag.rstrip("…") and name.rstrip("…") and tag.rstrip("…").startswith(name.rstrip("…")):
+        name, tag = tag, None  # the name is a short id: the longer prefix replaces it
+    if tag:
+        label.append(tag, style="bold").append(" ")
+    label.append(name, style="" if node.title else "italic")
     if usage is not None and usage.failed:
         label.append(" ✗", style=style_of("problem"))
     if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):
         # Next to the name, where a narrow tree still shows it.
         label.append(" · ").append(compact(usage), style=style_of("usage.tree"))
-    if node.agent_name:
+    if node.agent_name and name != one_line(node.agent_name.strip(), 120):
         label.append(" · ").append(clean(node.agent_name), style=style_of("agent"))
     label.append(" · ").append(f"{node.message_count:,} msg", style="dim")
     if node.child_count:
@@ -133,3 +134,55 @@ def mark_nodes(
         if hint and not data.title and data.label_hint is None:
             node.data = data = replace(data, label_hint=hint)
         node.set_label(label_of(data))
+
+
+#: The tag book's key of the roots' level and of the orphans' group.
+ROOTS, ORPHANS = "", "\0orphans"
+
+
+class TagBook:
+    """The tags that tell colliding siblings apart, kept for every level the tree has shown.
+
+    What was seen of a level is remembered across re-reads of the tree (a filter, a sort,
+    ``esc``), so a filter that shows fewer siblings never changes a label; names (label
+    hints) are remembered too, so a re-read never flashes short ids.
+    """
+
+    def __init__(self) -> None:
+        self.tags: dict[str, str] = {}
+        #: The ``#seq`` of the parent's call that made a session, when known.
+        self.asked: dict[str, int] = {}
+        #: The label hints seen (what a parent asked, a first prompt), by session.
+        self.hints: dict[str, str] = {}
+        self._seen: dict[str, dict[str, Sibling]] = {}
+
+    def known(self, node: SessionNode) -> SessionNode:
+        """``node`` with the label hint it had before, when a re-read brought none."""
+        hint = self.hints.get(node.session_id)
+        if node.label_hint is None and hint is not None and not node.title:
+            return replace(node, label_hint=hint)
+        return node
+
+    def update(self, level: str, nodes: Iterable[SessionNode]) -> set[str]:
+        """Note ``nodes`` as siblings of ``level``; the ids whose tag changed."""
+        seen = self._seen.setdefault(level, {})
+        for node in nodes:
+            if node.label_hint:
+                self.hints[node.session_id] = node.label_hint
+            seen[node.session_id] = sibling(node, self.asked.get(node.session_id))
+        tags = distinguish(list(seen.values()))
+        changed = {session_id for session_id in seen if tags.get(session_id) != self.tags.get(session_id)}
+        for session_id in changed:
+            if session_id in tags:
+                self.tags[session_id] = tags[session_id]
+            else:
+                self.tags.pop(session_id, None)
+        return changed
+
+
+def level_of(node: TreeNode[NodeData]) -> str:
+    """The tag book's key of the level ``node``'s children form."""
+    data = node.data
+    if isinstance(data, SessionNode):
+        return data.session_id
+    return ORPHANS if isinstance(data, Group) else ROOTS

@@ -1,0 +1,56 @@
+"""Provides search hits named by the one labelling rule (``views.labels``), read from the store.
+
+The side index knows a session's title and agent only; real zett-agent sessions have
+neither, so a hit would show its id. A page's hits are named as the tree names them: the
+title, what the parent asked, the first prompt, the agent, the short id, and a tag in
+front where two sessions of the page would read the same. Reads are batched per page
+(one node read per distinct session, one label read per parent) and decoration: when
+the store cannot be read, the hits keep the index's names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..model.records import SessionNode
+from ..views.labels import label_all
+from .search import Hit
+
+if TYPE_CHECKING:
+    from ..storage import SQLSessionStorage
+
+#: Distinct sessions named per call (a page of hits holds fewer).
+MAX_SESSIONS = 200
+
+
+async def session_labels(storage: SQLSessionStorage, session_ids: Sequence[str]) -> dict[str, str]:
+    """The label of each session in ``session_ids`` that is in the store (at most ``MAX_SESSIONS``)."""
+    wanted = list(dict.fromkeys(session_ids))[:MAX_SESSIONS]
+    if not wanted:
+        return {}
+    found = await asyncio.gather(*(storage.get_node(session_id) for session_id in wanted))
+    nodes = [node for node in found if node is not None]
+    by_parent: dict[str | None, list[SessionNode]] = {}
+    for node in nodes:
+        if not node.title:
+            by_parent.setdefault(node.parent_session_id, []).append(node)
+    hints: dict[str, str] = {}
+    for parent_id, group in by_parent.items():
+        hints.update(await storage.child_labels(parent_id, group))
+    named = [replace(node, label_hint=hints.get(node.session_id, node.label_hint)) for node in nodes]
+    return label_all(named)
+
+
+async def labelled_hits(storage: SQLSessionStorage, hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each session's label (unchanged when the store cannot be read)."""
+    try:
+        labels = await session_labels(storage, [hit.session_id for hit in hits])
+    except Exception:  # noqa: BLE001 - a label is decoration: the index's name still shows
+        return hits
+    return [replace(hit, label=labels[hit.session_id]) if hit.session_id in labels else hit for hit in hits]
+
+
+__all__ = ["MAX_SESSIONS", "labelled_hits", "session_labels"]
