@@ -17,6 +17,7 @@ from pathlib import Path
 from ..index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
 from ..index.hit_labels import labelled_hits
 from ..index.query import HELP
+from ..index.search import Hit
 from ..index.sync import BATCH
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
@@ -81,10 +82,18 @@ def main_index(argv: list[str]) -> int:
     return 0
 
 
+async def _labelled(storage: SQLSessionStorage, hits: list[Hit]) -> list[Hit]:
+    """``hits`` named from the store, which is closed after (its -wal/-shm files go with it)."""
+    try:
+        return await labelled_hits(storage, hits)
+    finally:
+        await storage.close()
+
+
 def _print_hits(storage: SQLSessionStorage, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
     """Print up to ``limit`` hits, each with its session's label; returns how many were printed."""
     page = searcher.search_now(parse(query_text), limit=limit)
-    hits = run_async(labelled_hits(storage, page.hits))
+    hits = run_async(_labelled(storage, page.hits))
     for hit in hits:
         if as_json:
             record = {

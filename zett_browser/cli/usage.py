@@ -162,7 +162,12 @@ def _print_sessions(
     """``--by session``: each session's own usage under its parent, named by the tree's rule."""
     if as_json:
         rows = [
-            {"key": row.key, "label": label.strip(), **_row_json(row.values, row.tokens, row.cost)}
+            {
+                "key": row.key,
+                "label": row.label,
+                "name": label.strip().removeprefix("↳ "),
+                **_row_json(row.values, row.tokens, row.cost),
+            }
             for label, row in named
         ]
         document: dict[str, Any] = {"by": "session", "since": since, "prices_date": priced_on, "rows": rows}

@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from ..model.records import SessionNode
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import after_row, stored_raw_page, stored_session, stored_snapshots, task_links
+from ..views.labels import distinguish, node_name, sibling, tagged
 
 #: Raw Log rows read per query: big enough to amortise a query, small enough for flat memory.
 PAGE = 200
@@ -111,20 +113,32 @@ class Walk:
         row = await stored_session(self.storage.reader, session_id)
         if row is None:
             raise ExportError(f"no session {session_id!r} in {self.storage.display_name}")
-        await self._session(row, depth=0, call_id=None, label=None)
+        await self._session(row, depth=0, call_id=None, label=await self._own_label(session_id))
         return self.stats
+
+    async def _own_label(self, session_id: str) -> str | None:
+        """An untitled session's name as the tree gives it (what its parent asked, or its first prompt)."""
+        node = await self.storage.get_node(session_id)
+        if node is None or node.title:
+            return None
+        return (await self.storage.child_labels(node.parent_session_id, [node])).get(session_id)
 
     async def _children(self, session_id: str) -> tuple[list[str], dict[str, str]]:
         """The delegated sessions of ``session_id`` in creation order, and their labels."""
         ids: list[str] = []
         labels: dict[str, str] = {}
+        nodes: list[SessionNode] = []
         cursor = None
         while True:
             page = await self.storage.list_children(session_id, limit=CHILD_PAGE, cursor=cursor)
             ids.extend(node.session_id for node in page.items)
             labels.update(await self.storage.child_labels(session_id, list(page.items)))
+            nodes.extend(page.items)
             if page.next_cursor is None:
-                return ids, labels
+                # Children asked the same read the same: a tag tells them apart, as in the tree.
+                named = [replace(node, label_hint=labels.get(node.session_id)) for node in nodes]
+                tags = distinguish([sibling(node) for node in named])
+                return ids, {n.session_id: tagged(node_name(n), tags.get(n.session_id)) for n in named if not n.title}
             cursor = page.next_cursor
 
     async def _session(self, row: Mapping[str, Any], *, depth: int, call_id: str | None, label: str | None) -> None:
