@@ -17,7 +17,7 @@ from zett_browser.app import make_app
 @pytest.mark.parametrize("size", [(160, 45), (80, 24)], ids=["160x45", "80x24"])
 def test_children_given_the_same_brief(snap_compare: Any, size: tuple[int, int]) -> None:
     """The second child open: ``●`` on it, each sibling's id prefix before the shared brief."""
-    directory = SNAP_DIR / "labels"
+    directory = SNAP_DIR / f"labels-{size[0]}"  # one per size: xdist may run both at once
     directory.mkdir(parents=True, exist_ok=True)
     for leftover in directory.glob("brief.sqlite3*"):
         leftover.unlink()
