@@ -118,7 +118,7 @@ async def test_the_app_redacts_off_its_loop_and_writes_what_the_cli_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = _store_with_secrets(tmp_path)
-    cli_result = cli("export", str(store), "--session", d.AGENT_RUN_ROOT, "--redact", cwd=tmp_path)
+    cli_result = cli("export", str(store), "--session", d.AGENT_RUN_ROOT, "--subtree", "--redact", cwd=tmp_path)
     assert cli_result.returncode == 0, cli_result.stderr
     threads: list[bool] = []
     original = Redactor.__call__

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.adversarial.hostile import CHILD, HOSTILE_CHILD, PARENT, hostile_store
 from tests.index.helpers import find
 from tests.usage.stores import sync_now
-from zett_browser.index.sync import index_stats
+from zett_browser.index.files import index_stats
 from zett_browser.index.usage import read_usage
 
 

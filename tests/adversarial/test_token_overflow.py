@@ -23,8 +23,8 @@ from tests.ui.search_helpers import where as hits_shown
 from tests.usage import oracle
 from tests.usage.stores import clone_session, priced_store, sync_now
 from zett_browser.cli.usage import main_usage
-from zett_browser.index.sync import index_stats
-from zett_browser.index.totals import MAX_TOKENS
+from zett_browser.index.files import index_stats
+from zett_browser.index.row_usage import MAX_TOKENS
 from zett_browser.index.usage import read_usage
 from zett_browser.storage import SQLSessionStorage
 

@@ -99,3 +99,32 @@ async def test_past_steps_of_a_long_compacted_session(
         then = tmp_path / f"at-{at}.sqlite3"
         _as_it_was(path, then, session_id, at)
         assert await _ours(path, session_id, at) == _real_load(zett_agent_py, then, session_id), at
+
+
+@pytest.mark.parametrize("damage", ["none", "garbage"])
+async def test_the_version_in_force_is_the_highest_dated_by_then_read_without_any_summary(
+    big_store: tuple[Path, list[str]], tmp_path: Path, damage: str
+) -> None:
+    """``version_in_force`` (two columns, newest first) picks what ``in_force`` picks over every
+    version's metadata, for every message's start time and for now; a version whose time is
+    unreadable (the column is NOT NULL) counts only for now, and is counted as undated (issue 29)."""
+    path = tmp_path / "store.sqlite3"
+    shutil.copyfile(big_store[0], path)
+    session = big_store[1][0]
+    if damage != "none":
+        with sqlite3.connect(path) as connection:
+            connection.execute(
+                "UPDATE session_snapshots SET created_at = 'yesterday-ish' WHERE session_id = ? AND version = 2",
+                (session,),
+            )
+    storage = SQLSessionStorage.open_for_browsing(path)
+    try:
+        versions = await storage.all_snapshot_versions(session)
+        records = await storage.raw_page(session, after_sequence=0, limit=5_000)
+        for when in [None, *(record.started_at for record in records)]:
+            chosen = context.in_force(versions, when)
+            undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
+            expected = (chosen.version if chosen is not None else None, undated)
+            assert await storage.version_in_force(session, when) == expected, when
+    finally:
+        await storage.close()

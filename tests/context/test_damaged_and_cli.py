@@ -173,7 +173,7 @@ def test_cli_json_is_the_stored_envelopes(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--session", "nope\x1b[31m"], "zett-browser: no session 'nope"),
+        (["--session", "nope\x1b[31m"], "zett-browser: no session 'nope\\x1b[31m'"),
         (["--session", "S", "--at", "0"], "must be 1 or more"),
         (["--session", "S", "--at", "999"], "--at must be from 1 to 31"),
         (["--session", "S", "--at", "x"], "expected a whole number"),

@@ -17,11 +17,14 @@ class Elements(HTMLParser):
         super().__init__()
         self.tags: set[str] = set()
         self.attributes: set[str] = set()
+        #: Values of ``id`` and ``href`` (anchors and the table of contents' links).
+        self.links: list[tuple[str, str | None]] = []
         self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         self.attributes.update(name for name, _ in attrs)
+        self.links.extend((name, value) for name, value in attrs if name in ("id", "href"))
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -50,5 +53,31 @@ OWN_TAGS = {
     "h4",
     "h5",
     "h6",
+    # The totals, the table of contents and its anchors (tbody: a browser adds it).
+    "table",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "nav",
+    "strong",
+    "a",
 }
-OWN_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
+OWN_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class", "id", "href"}
+#: Every element a CommonMark renderer makes of a Markdown export: headings, prose, fences, the
+#: collapsed parts, the totals table, the table of contents and the anchors.
+MD_OWN_TAGS = {"h1", "h2", "h3", "h4", "p", "br", "pre", "code", "details", "summary", "ul", "li", "em", "a", "strong"}
+MD_OWN_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
+#: Fences' language class, the anchors and links, the totals' alignment.
+MD_OWN_ATTRIBUTES = {"class", "id", "href", "style"}
+#: The only ids and link targets an export writes: its sessions' anchors (story.anchor).
+ANCHOR = r"session-[A-Za-z0-9-]{1,72}"
+
+
+def own_links(links: list[tuple[str, str | None]]) -> bool:
+    """Every id is a session anchor and every link goes to one in the page."""
+    import re
+
+    return all(
+        value is not None and re.fullmatch(("#" if name == "href" else "") + ANCHOR, value) for name, value in links
+    )

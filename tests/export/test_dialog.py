@@ -38,7 +38,8 @@ async def test_the_dialog_writes_a_subtree_json_file(tmp_path: Path, monkeypatch
         await settle(pilot)
         assert dialog.query_one("#export-path", Input).value.endswith(".json")
         assert dialog.query_one("#export-reasoning", Checkbox).disabled
-        dialog.query_one("#export-subtree", Checkbox).value = True
+        # Checked from the start, as the key table says ("the open session (and its delegated sessions)").
+        assert dialog.query_one("#export-subtree", Checkbox).value is True
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         dialog.notify = app.notify  # type: ignore[method-assign]
         await pilot.click("#export-go")

@@ -18,11 +18,33 @@ from pathlib import Path
 import pytest
 
 from tests.export.helpers import export_text
-from tests.export.hostile_helpers import ESCAPES, EVIL, MARKDOWN, OWN_ATTRIBUTES, OWN_TAGS, Elements
+from tests.export.hostile_helpers import (
+    ANCHOR,
+    ESCAPES,
+    EVIL,
+    MARKDOWN,
+    MD_OWN_ATTRIBUTES,
+    MD_OWN_TAGS,
+    OWN_ATTRIBUTES,
+    OWN_TAGS,
+    Elements,
+    own_links,
+)
 from zett_browser.export.markdown import literal
-from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
+from zett_browser.storage import (
+    AssistantMessage,
+    CompactedMessage,
+    SQLiteSessionStorage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 
 SESSION = "hostile-session"
+#: A delegated session whose id, title and summary are hostile too (the table of contents).
+CHILD = 'child"><script>alert(5)</script>'
+#: A compaction summary that tries to leave its block: closing tags, a fence, a heading, escapes.
+SUMMARY = "</details></summary></pre>" + EVIL + "\n````\n" + MARKDOWN + ESCAPES
 
 
 async def _hostile_store(path: Path) -> Path:
@@ -36,19 +58,32 @@ async def _hostile_store(path: Path) -> Path:
         )
         result = ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN)
         await storage.append(SESSION, "r1", result)
+        await storage.snapshot(SESSION, CompactedMessage(content=SUMMARY), 2, 0)
+        await storage.append(SESSION, "r2", UserMessage(content="after the summary"))
+        await storage.create_session(session_id=CHILD, parent_session_id=SESSION, title="[toc](javascript:x)" + EVIL)
+        await storage.append(CHILD, "r3", UserMessage(content="child " + MARKDOWN), parent_session_id=SESSION)
+        await storage.snapshot(CHILD, CompactedMessage(content=SUMMARY), 1, 0)
     finally:
         await storage.close()
     return path
 
 
-async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path) -> None:
+@pytest.mark.parametrize("subtree", [False, True])
+async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path, subtree: bool) -> None:
     store = await _hostile_store(tmp_path / "hostile.sqlite3")
-    text, _ = await export_text(store, SESSION, format="html")
+    text, _ = await export_text(store, SESSION, format="html", subtree=subtree)
     parser = Elements()
     parser.feed(text)
     assert parser.tags <= OWN_TAGS
     assert parser.attributes <= OWN_ATTRIBUTES
+    assert own_links(parser.links), parser.links
     shown = "".join(parser.text)
+    # The summaries are there, literally, each in its own collapsed block.
+    assert text.count('<details class="summary">') == (2 if subtree else 1)
+    assert shown.count("</details></summary></pre><script>alert(1)</script>") == (2 if subtree else 1)
+    if subtree:  # the table of contents links the hostile child by a hashed anchor
+        assert "[toc](javascript:x)<script>alert(1)</script>" in shown
+        assert len({value for name, value in parser.links if name == "href"}) == 2
     assert "<script>alert(1)</script>" in shown and "onerror=alert(2)" in shown
     assert "\x1b" not in text and "␛]0;PWN" in shown
     assert "content=\"default-src 'none'; style-src 'unsafe-inline'\"" in text
@@ -57,7 +92,7 @@ async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path)
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 async def test_html_in_a_real_headless_browser(tmp_path: Path) -> None:
     store = await _hostile_store(tmp_path / "hostile.sqlite3")
-    text, _ = await export_text(store, SESSION, format="html")
+    text, _ = await export_text(store, SESSION, format="html", subtree=True)
     page = tmp_path / "export.html"
     page.write_text(text, encoding="utf-8")
     result = subprocess.run(
@@ -70,8 +105,9 @@ async def test_html_in_a_real_headless_browser(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     dom = Elements()
     dom.feed(result.stdout)
-    assert dom.tags <= OWN_TAGS and dom.attributes <= OWN_ATTRIBUTES
+    assert dom.tags <= OWN_TAGS and dom.attributes <= OWN_ATTRIBUTES and own_links(dom.links)
     assert "<script>alert(1)</script>" in "".join(dom.text)
+    assert "</details></summary></pre>" in "".join(dom.text)
 
 
 def _outside_fences(markdown: str) -> str:
@@ -89,20 +125,39 @@ def _outside_fences(markdown: str) -> str:
     return "\n".join(out)
 
 
-async def test_markdown_escapes_or_fences_every_hostile_string(tmp_path: Path) -> None:
+def _own_blocks(markdown: str) -> str:
+    """The document without the exporter's own totals table (after ``**Totals**``) and anchors."""
+    out: list[str] = []
+    table = False
+    for line in markdown.split("\n"):
+        table = line == "**Totals**" or (table and (not out or not line.strip() or line.startswith("|")))
+        if table and line.startswith("|"):
+            continue
+        out.append(re.sub(f' <a id="{ANCHOR}"></a>$', "", line))
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("subtree", [False, True])
+async def test_markdown_escapes_or_fences_every_hostile_string(tmp_path: Path, subtree: bool) -> None:
     store = await _hostile_store(tmp_path / "hostile.sqlite3")
-    text, report = await export_text(store, SESSION, format="md")
+    text, report = await export_text(store, SESSION, format="md", subtree=subtree)
     assert "\x1b" not in text
-    outside = _outside_fences(text)
+    outside = _own_blocks(_outside_fences(text))
     # Raw HTML outside fences: only the exporter's own details/summary tags.
     tags = set(re.findall(r"(?<!\\)<(/?[A-Za-z][A-Za-z0-9]*)", outside))
     assert tags <= {"details", "/details", "summary", "/summary"}
     # No heading other than the exporter's own (session and per-message headings).
     headings = [line for line in outside.split("\n") if line.startswith("#")]
-    assert len(headings) == 1 + report.messages
-    assert not re.search(r"(?<!\\)\[[^\]\n]*(?<!\\)\]\(", outside), "an unescaped link"
+    assert len(headings) == report.sessions + report.messages
+    links = re.findall(r"(?<!\\)\]\(([^)]*)\)", outside)  # every unescaped "](": a link
+    assert all(re.fullmatch("#" + ANCHOR, link) for link in links), links  # the table of contents only
+    assert len(links) == (2 if subtree else 0)
     assert not re.search(r"(?m)^\|", outside), "a table"
     assert "</details>\n<details open>" not in outside
+    # Each summary sits in its own collapsed block, in a fence its text cannot close.
+    assert text.count("<summary>◆ compaction summary v1 · through #") == (2 if subtree else 1)
+    assert text.count("</details></summary></pre>&lt;script") == 0  # in a fence, never raw
+    assert text.count("</details></summary></pre><script>alert(1)</script>") == (2 if subtree else 1)
 
 
 def test_literal_escapes_structure_and_keeps_text() -> None:
@@ -120,14 +175,16 @@ async def test_markdown_rendered_by_a_commonmark_parser_makes_no_element_from_th
     from markdown_it import MarkdownIt
 
     store = await _hostile_store(tmp_path / "hostile.sqlite3")
-    text, report = await export_text(store, SESSION, format="md")
+    text, report = await export_text(store, SESSION, format="md", subtree=True)
     rendered = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     parser = Elements()
     parser.feed(rendered)
-    own = {"h1", "h3", "p", "br", "pre", "code", "details", "summary", "ul", "li", "em"}
-    assert parser.tags <= own, parser.tags - own
-    assert parser.attributes <= {"class"}  # fences' language class only
+    assert parser.tags <= MD_OWN_TAGS, parser.tags - MD_OWN_TAGS
+    assert parser.attributes <= MD_OWN_ATTRIBUTES
+    assert own_links(parser.links), parser.links
+    assert rendered.count("<table>") == 1  # the totals, none from the store
+    assert "</details></summary></pre><script>alert(1)</script>" in "".join(parser.text)
     shown = "".join(parser.text)
     assert "<script>alert(1)</script>" in shown and "[link](javascript:alert(4))" in shown
     assert "# Fake heading" in shown and "| a | b |" in shown and "$x^2$ &amp; &lt;" in shown
-    assert rendered.count("<h3>") == report.messages
+    assert rendered.count("<h3>") + rendered.count("<h4>") == report.messages

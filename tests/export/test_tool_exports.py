@@ -11,7 +11,17 @@ import json
 from pathlib import Path
 
 from tests.export.helpers import export_text
-from tests.export.hostile_helpers import ESCAPES, EVIL, MARKDOWN, OWN_ATTRIBUTES, OWN_TAGS, Elements
+from tests.export.hostile_helpers import (
+    ESCAPES,
+    EVIL,
+    MARKDOWN,
+    MD_OWN_ATTRIBUTES,
+    MD_OWN_TAGS,
+    OWN_ATTRIBUTES,
+    OWN_TAGS,
+    Elements,
+    own_links,
+)
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage
 
 SESSION = "hostile-tools"
@@ -52,7 +62,7 @@ async def test_html_carries_the_rendering_and_builds_nothing_from_the_store(tmp_
     text, _ = await export_text(await _store(tmp_path / "tools.sqlite3"), SESSION, format="html")
     parser = Elements()
     parser.feed(text)
-    assert parser.tags <= OWN_TAGS and parser.attributes <= OWN_ATTRIBUTES
+    assert parser.tags <= OWN_TAGS and parser.attributes <= OWN_ATTRIBUTES and own_links(parser.links)
     shown = "".join(parser.text)
     for expected in ("? <script>alert(1)</script>", "answer: <script>", "✗ plan sent back: <script>"):
         assert expected in shown, expected
@@ -68,9 +78,9 @@ async def test_markdown_carries_the_rendering_and_builds_nothing_from_the_store(
     rendered = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     parser = Elements()
     parser.feed(rendered)
-    own = {"h1", "h3", "p", "br", "pre", "code", "details", "summary", "ul", "li", "em"}
-    assert parser.tags <= own, parser.tags - own
-    assert parser.attributes <= {"class"}
+    assert parser.tags <= MD_OWN_TAGS, parser.tags - MD_OWN_TAGS
+    assert parser.attributes <= MD_OWN_ATTRIBUTES and own_links(parser.links)
+    assert rendered.count("<table>") == 1  # the totals, none from the store
     assert rendered.count("<h3>") == report.messages
     shown = "".join(parser.text)
     for expected in ("? <script>alert(1)</script>", "plan for the user to approve:", "# Fake heading", "☐ # Fake"):

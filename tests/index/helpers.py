@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import textwrap
 from pathlib import Path
 
 from tests import support
@@ -44,3 +46,25 @@ def find(index: SideIndex, text: str, *, session: str | None = None, limit: int 
 
 def where(hits: list[Hit]) -> set[tuple[str, int, str]]:
     return {(hit.session_id, hit.sequence, hit.kind) for hit in hits}
+
+
+APPEND = textwrap.dedent(
+    """
+    import asyncio, sys
+    from zett_agent.messages import UserMessage
+    from zett_agent.storage import SQLiteSessionStorage
+
+    async def main():
+        storage = SQLiteSessionStorage(sys.argv[1])
+        for number in range(int(sys.argv[2])):
+            await storage.append(sys.argv[3], "req-new", UserMessage(content=f"zebra{number} crossing"))
+        await storage.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+def agent_append(python: Path, store: Path, count: int, session: str) -> subprocess.Popen[str]:
+    """Append ``count`` user messages to ``session`` with real zett-agent, in another process."""
+    return subprocess.Popen([str(python), "-c", APPEND, str(store), str(count), session], text=True)

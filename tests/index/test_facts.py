@@ -11,8 +11,8 @@ import pytest
 
 from zett_browser.index import extract, facts
 from zett_browser.index.extract import Doc, doc_from_row
+from zett_browser.index.row_usage import row_usage
 from zett_browser.index.search import snippet
-from zett_browser.index.totals import row_usage
 from zett_browser.model.usage import Totals
 from zett_browser.views.usage_text import totals_rows
 

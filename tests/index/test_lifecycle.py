@@ -6,36 +6,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.index.helpers import PARENT, S1, S2, build, copy_fixture, find, sha256, where
+from tests.index.helpers import PARENT, S1, S2, agent_append, build, copy_fixture, find, sha256, where
 from tests.support import PAGINATION, listing
 from zett_browser.index import ENV_DIR, Searcher, SideIndex, index_stats, parse
 from zett_browser.storage import SQLSessionStorage
-
-APPEND = textwrap.dedent(
-    """
-    import asyncio, sys
-    from zett_agent.messages import UserMessage
-    from zett_agent.storage import SQLiteSessionStorage
-
-    async def main():
-        storage = SQLiteSessionStorage(sys.argv[1])
-        for number in range(int(sys.argv[2])):
-            await storage.append(sys.argv[3], "req-new", UserMessage(content=f"zebra{number} crossing"))
-        await storage.close()
-
-    asyncio.run(main())
-    """
-)
-
-
-def _agent_append(python: Path, store: Path, count: int, session: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([str(python), "-c", APPEND, str(store), str(count), session], text=True)
 
 
 async def _sync(store: Path, index_dir: Path, *, rebuild: bool = False) -> tuple[SideIndex, object]:
@@ -53,7 +31,7 @@ async def test_incremental_sync_follows_a_zett_agent_writing_in_another_process(
     store = copy_fixture("agent_run", tmp_path / "store")
     index = await build(store, tmp_path / "index")
     before = index_stats(index.path)
-    writer = _agent_append(zett_agent_py, store, 40, PARENT)
+    writer = agent_append(zett_agent_py, store, 40, PARENT)
     seen = 0
     while writer.poll() is None:  # sync and search while the writer appends
         _, report = await _sync(store, tmp_path / "index")
@@ -67,7 +45,7 @@ async def test_incremental_sync_follows_a_zett_agent_writing_in_another_process(
     hits = where(find(index, "zebra*"))
     assert hits == {(PARENT, 21 + n, "user") for n in range(1, 41)}
     assert where(find(index, "zebra39")) == {(PARENT, 61, "user")}
-    writer = _agent_append(zett_agent_py, store, 1, "brand-new-session")
+    writer = agent_append(zett_agent_py, store, 1, "brand-new-session")
     assert writer.wait() == 0
     _, report = await _sync(store, tmp_path / "index")
     assert report.messages == 1 and report.sessions == 1  # type: ignore[attr-defined]

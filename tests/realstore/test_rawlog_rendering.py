@@ -86,7 +86,7 @@ async def test_tool_outcomes_read_apart_from_failures(real_stores: RealStores) -
 
 async def test_export_groups_every_result_head(real_stores: RealStores) -> None:
     """Markdown/HTML fold a skipped result with its output like any other result."""
-    contexts = RecordContexts()
+    contexts: RecordContexts[None] = RecordContexts()
     for record in await records_of(real_stores, "steering"):
         _parts, segments = export_record(record, ExportChoices(), 0, lambda text: text, contexts.next(record))
         if record.sequence == 6:

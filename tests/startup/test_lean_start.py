@@ -131,14 +131,20 @@ def test_the_start_up_stand_ins_and_the_shared_cli_pieces_import_no_toolkit_and_
     """The typed stand-ins (``LazyStore``, ``WarmStore``, the lazy search, usage and exporter)
     and ``cli.args`` (imported by every subcommand) are imported before Textual and the
     storage: their types come from ``model/`` and their services load at first use. The one
-    storage module they may load is ``storage/handout.py`` (stdlib only: what the warm start
-    and the start-up reader share), with the storage package's lazy ``__init__``."""
+    storage modules they may load are stdlib only: ``storage/handout.py`` (what the warm start
+    and the start-up reader share) and ``storage/sqlitefile.py`` with its ``errors`` (which
+    file a STORE argument names), with the storage package's lazy ``__init__``."""
     modules = loaded_after(
         "import zett_browser.startup.launch, zett_browser.startup.warmstart, zett_browser.startup.lazysearch, "
         "zett_browser.cli.args"
     )
     assert "zett_browser.startup.lazysearch" in modules, "the check sees the modules"
     early = ("textual", "sqlalchemy", "aiosqlite", "pydantic", "zett_browser.storage", "zett_browser.screens")
-    light = {"zett_browser.storage", "zett_browser.storage.handout"}
+    light = {
+        "zett_browser.storage",
+        "zett_browser.storage.handout",
+        "zett_browser.storage.sqlitefile",
+        "zett_browser.storage.errors",
+    }
     assert sorted(name for name in modules if name.startswith(early) and name not in light) == []
     assert heavy(modules) == []

@@ -80,14 +80,15 @@ async def test_jump_to_sequence_and_page_size(tmp_path: Path) -> None:
         # Letters cannot be typed into the field; "#1,0" is read as 10.
         await pilot.press("colon", *"x#1,0", "enter")
         await settle(pilot)
-        assert sequences(app) == list(range(1, 21)) and view.current.sequence == 10
+        # A jump reads a quarter of a page before the message and the rest after it (issue 25).
+        assert sequences(app) == list(range(5, 25)) and view.current.sequence == 10
 
 
 async def test_cli_style_start_on_a_session_and_sequence(tmp_path: Path) -> None:
     app = make_app(str(store_copy("storage_api", tmp_path)), session=PAGINATION, seq=77, clock=frozen_clock)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
-        assert sequences(app) == list(range(51, 101))
+        assert sequences(app) == list(range(65, 115)), "a quarter of a page before #77, the rest after"
         assert app.screen.query_one(RawLogView).current.sequence == 77  # type: ignore[union-attr]
 
 

@@ -8,7 +8,7 @@ The same functions against real zett-agent stores are in tests/context/.
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 import pytest
@@ -89,11 +89,19 @@ class MemoryStore:
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return next((s for s in self.snapshots if s.version == version), None)
 
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        chosen = in_force(self.snapshots, when)
+        undated = sum(1 for s in self.snapshots if s.created_at is None) if when is not None else 0
+        return (chosen.version if chosen is not None else None), undated
+
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         return self.envelopes.get(version)
 
     async def raw_page(self, session_id: str, *, after_sequence: int, limit: int) -> list[RawMessageRecord]:
         return [r.record for r in self.rows if r.record.sequence > after_sequence][:limit]
+
+    async def raw_page_before(self, session_id: str, *, limit: int = 50) -> list[RawMessageRecord]:
+        return [r.record for r in self.rows][-limit:]
 
     async def context_page(
         self, session_id: str, *, after_sequence: int, before_sequence: int, after_id: str | None, limit: int

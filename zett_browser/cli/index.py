@@ -13,16 +13,23 @@ import argparse
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..index import Progress, QueryError, Searcher, SideIndex, SyncReport, index_stats, parse
-from ..index.hit_labels import labelled_hits
-from ..index.query import HELP
-from ..index.search import Hit
-from ..index.sync import BATCH
+from ..index.files import index_stats
+from ..index.fresh import fresh_index
+from ..index.query import HELP, QueryError, parse
+from ..index.search import Hit, Searcher
 from ..startup.lifecycle import run_async
-from ..storage import SQLSessionStorage, StoreError
+from ..storage.errors import StoreError
+from ..storage.sqlitefile import sqlite_path
 from ..text import clean, one_line, safe_json
 from .args import STORE_HELP, OneLineParser, add_index_dir, add_store, closed_pipe, names_a_store
+
+if TYPE_CHECKING:
+    from ..index.sync import Progress, SideIndex, SyncReport
+
+#: Rows per batch of the sync (``index.sync.BATCH``; that module loads the SQL storage).
+BATCH = 2000
 
 
 def _progress_line(progress: Progress) -> str:
@@ -32,6 +39,8 @@ def _progress_line(progress: Progress) -> str:
 
 async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
     """Sync with a progress line on a terminal (``show``: also every 20,000 rows elsewhere)."""
+    from ..index.sync import SyncReport
+
     report = SyncReport()
     shown = False
     try:
@@ -61,6 +70,9 @@ def main_index(argv: list[str]) -> int:
     parser.add_argument("--rebuild", action="store_true", help="throw the index away and build it again")
     add_index_dir(parser)
     args = parser.parse_args(argv)
+    from ..index.sync import SideIndex
+    from ..storage import SQLSessionStorage
+
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
@@ -82,18 +94,51 @@ def main_index(argv: list[str]) -> int:
     return 0
 
 
-async def _labelled(storage: SQLSessionStorage, hits: list[Hit]) -> list[Hit]:
-    """``hits`` named from the store, which is closed after (its -wal/-shm files go with it)."""
-    try:
-        return await labelled_hits(storage, hits)
-    finally:
-        await storage.close()
+def synced_index(store: str | None, directory: Path | None, *, show: bool = False) -> tuple[Path, bool]:
+    """The index file of ``store``, brought up to date first, and whether another process
+    was updating it (the sync was skipped: it may be incomplete).
+
+    A SQLite store whose index a sync would leave as it is (:func:`~..index.fresh.fresh_index`)
+    is read straight away, with no SQL storage loaded; any other store is opened and synced
+    (``show``: with a progress line, see :func:`_sync`).
+
+    Raises:
+        StoreError: the store cannot be browsed. OSError, sqlite3.Error: the index cannot be written.
+    """
+    local = sqlite_path(store)
+    if local is not None and (path := fresh_index(local, directory)) is not None:
+        return path, False
+    from ..index.sync import SideIndex
+    from ..storage import SQLSessionStorage
+
+    index = SideIndex(SQLSessionStorage.open_for_browsing(store), directory)
+    report = run_async(_sync(index, rebuild=False, show=show))
+    return index.path, report.skipped
 
 
-def _print_hits(storage: SQLSessionStorage, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
+def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
+    """``hits`` named by the labelling rule. Sessions with a title are named by the index
+    alone; an untitled one (zett-agent's runtime writes none) needs the store (what its
+    parent asked, its first prompt), so only then is the SQL storage opened."""
+    if all(hit.titled for hit in hits):
+        return hits
+    from ..index.hit_labels import labelled_hits
+    from ..storage import SQLSessionStorage
+
+    async def read() -> list[Hit]:
+        storage = SQLSessionStorage.open_for_browsing(store)
+        try:
+            return await labelled_hits(storage, hits)
+        finally:
+            await storage.close()
+
+    return run_async(read())
+
+
+def _print_hits(store: str | None, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
     """Print up to ``limit`` hits, each with its session's label; returns how many were printed."""
     page = searcher.search_now(parse(query_text), limit=limit)
-    hits = run_async(_labelled(storage, page.hits))
+    hits = _labelled(store, page.hits)
     for hit in hits:
         if as_json:
             record = {
@@ -141,10 +186,7 @@ def main_search(argv: list[str]) -> int:
         return 2
     try:
         parse(query_text)
-        storage = SQLSessionStorage.open_for_browsing(store)
-        index = SideIndex(storage, args.index_dir)
-        run_async(_sync(index, rebuild=False, show=False))
-        found = _print_hits(storage, Searcher(index.path), query_text, args.limit, args.json)
+        found = _print_hits(store, Searcher(synced_index(store, args.index_dir)[0]), query_text, args.limit, args.json)
     except BrokenPipeError:
         return closed_pipe()
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:

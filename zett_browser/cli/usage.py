@@ -20,15 +20,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..index import SideIndex, pricing
+from ..index import pricing
 from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
 from ..startup.lifecycle import run_async
-from ..storage import SQLSessionStorage, StoreError
+from ..storage.errors import StoreError
 from ..text import one_line
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
-from .index import _sync
-from .sessions import SessionChoiceError, resolve_session
+from .index import synced_index
+from .sessions import SessionChoiceError, is_full_id, resolve_at
 from .usage_sessions import session_lines
 
 BY = ("day", "session", "agent", "model")
@@ -116,13 +116,18 @@ def _total(rows: list[ReportRow]) -> ReportRow:
     return ReportRow("total", "total", {name: sum(row.values[name] for row in rows) for name in names})
 
 
-def print_report(
-    path: Path, by: str, since: str | None, as_json: bool, storage: SQLSessionStorage | None = None
-) -> None:
-    """The ``--by`` report of the index at ``path`` (by session: nested and labelled from ``storage``)."""
+def print_report(path: Path, by: str, since: str | None, as_json: bool, *, store: str | None = None) -> None:
+    """The ``--by`` report of the index at ``path`` (by session: nested, and labelled from
+    the store ``store`` names, opened for that only)."""
     rows = report(path, by, since)
-    if by == "session" and storage is not None and rows:
-        named = session_lines(storage, path, rows)
+    if by == "session" and rows:
+        from ..storage import SQLSessionStorage
+
+        storage = SQLSessionStorage.open_for_browsing(store)
+        try:
+            named = session_lines(storage, path, rows)
+        finally:
+            run_async(storage.close())
         return _print_sessions(named, _total(rows), since, as_json, prices_date_of(path))
     total = _total(rows) if rows else None
     priced_on = prices_date_of(path)
@@ -162,12 +167,8 @@ def _print_sessions(
     """``--by session``: each session's own usage under its parent, named by the tree's rule."""
     if as_json:
         rows = [
-            {
-                "key": row.key,
-                "label": row.label,
-                "name": label.strip().removeprefix("↳ "),
-                **_row_json(row.values, row.tokens, row.cost),
-            }
+            # "label" as shown (cleaned, with its nesting); "title" as stored (JSON escapes it).
+            {"key": row.key, "label": label.strip(), "title": row.label, **_row_json(row.values, row.tokens, row.cost)}
             for label, row in named
         ]
         document: dict[str, Any] = {"by": "session", "since": since, "prices_date": priced_on, "rows": rows}
@@ -296,20 +297,18 @@ def main_usage(argv: list[str]) -> int:
         since = _since(args.since)
         if args.session is not None and since is not None:
             raise UsageError("--since does not apply to --session (its totals cover the whole session)")
-        storage = SQLSessionStorage.open_for_browsing(args.store)
-        if args.session is not None:
-            args.session = run_async(resolve_session(storage, args.session))
-        index = SideIndex(storage, args.index_dir)
-        synced = run_async(_sync(index, rebuild=False, show=True))
-        if synced.skipped or not complete(index.path):
+        if args.session is not None and not is_full_id(args.session):
+            args.session = resolve_at(args.store, args.session)  # a unique prefix names its session
+        path, skipped = synced_index(args.store, args.index_dir, show=True)
+        if skipped or not complete(path):
             print("zett-browser: another process is updating the index; figures may be incomplete", file=sys.stderr)
         if args.session is not None:
-            found = read_usage(index.path, [args.session])
+            found = read_usage(path, [args.session])
             if args.session not in found:
                 raise UsageError(f"no session {one_line(args.session, 80)!r} in this store")
-            print_session(found[args.session], args.json, prices_date_of(index.path))
+            print_session(found[args.session], args.json, prices_date_of(path))
         else:
-            print_report(index.path, args.by, since, args.json, storage)
+            print_report(path, args.by, since, args.json, store=args.store)
     except BrokenPipeError:
         return closed_pipe()
     except (UsageError, StoreError, OSError, sqlite3.Error, SessionChoiceError) as error:

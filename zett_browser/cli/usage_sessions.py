@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..index.hit_labels import MAX_SESSIONS, session_labels
 from ..index.usage import ReportRow, session_parents
 from ..startup.lifecycle import run_async
-from ..storage import SQLSessionStorage
 from ..text import one_line
 from ..views.labels import UUID_PREFIX, tagged, unique_prefixes
+
+if TYPE_CHECKING:
+    from ..storage import SQLSessionStorage
 
 #: Sessions whose label is read from the store.
 MAX_LABELLED = 1_000

@@ -86,7 +86,9 @@ async def export_session(
         writer = HtmlWriter(out, choices, redactor)
     else:
         writer = JsonWriter(out, redactor)
-    stats = await Walk(storage, writer, subtree=options.subtree).run(session_id)
+    story = options.format != "json"  # JSON: the stored rows (snapshots hold the summaries), nothing derived
+    walk = Walk(storage, writer, subtree=options.subtree, summaries=story, totals=story and options.usage)
+    stats = await walk.run(session_id)
     writer.finish()
     return ExportReport(stats.sessions, stats.messages, redactor.count, time.perf_counter() - started)
 

@@ -17,10 +17,14 @@ from typing import Any, TextIO
 
 from .. import __version__
 from ..model.outcomes import Outcome
+from ..model.records import RawMessageRecord
 from ..storage.export_rows import record_of
 from ..text import clean
+from ..views.requests import RequestContext
+from .plan import PlanNode
 from .redact import Redactor
 from .segments import ExportChoices, RecordContexts, Segment, render_record
+from .story import SummaryNote, SummaryQueue, anchor, brief, session_name, totals_table
 from .walk import SessionHead
 
 STYLE = """
@@ -41,8 +45,15 @@ details{margin:.3rem 0}summary{cursor:pointer;font-family:ui-monospace,monospace
 .interrupted summary{color:#9a6700;font-weight:bold}.aborted summary{color:#0550ae;font-weight:bold}
 .line{color:#59636e;font-size:.9em;white-space:pre-wrap}
 .problem{color:#cf222e}
+table.totals{border-collapse:collapse;font-size:.9em;margin:.5rem 0}
+table.totals th,table.totals td{padding:.1rem .6rem;border-bottom:1px solid #d1d9e0;text-align:right}
+table.totals th:first-child,table.totals td:first-child{text-align:left}
+nav.contents ul{margin:.2rem 0;padding-left:1.2rem}
+details.summary{border-left:3px solid #0969da;padding-left:.6rem;margin:.6rem 0}
+details.summary>summary{font-weight:bold;color:#0969da}
 @media (prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}pre{background:#161b22}
-.facts,.line{color:#9198a1}article{border-color:#30363d}}
+.facts,.line{color:#9198a1}article,table.totals td,table.totals th{border-color:#30363d}
+details.summary>summary{color:#4493f8}}
 """
 #: Result classes (CSS above): one per outcome but ok, so a skipped call never reads as failed.
 _OUTCOMES = frozenset(outcome.value for outcome in Outcome if outcome is not Outcome.OK)
@@ -72,23 +83,26 @@ class HtmlWriter:
         self.out = out
         self.choices = choices
         self.redact = redactor
-        self.contexts = RecordContexts()
+        self.contexts: RecordContexts[SessionHead] = RecordContexts()
         self.started = False
+        #: Per open session: its summaries not written yet.
+        self.summaries: dict[str, SummaryQueue] = {}
 
     def _text(self, value: object) -> str:
         return html.escape(self.redact(clean(value)), quote=True)
 
     def start_session(self, head: SessionHead) -> None:
         row = head.row
-        name = row.get("title") or head.label or row.get("agent_name") or row["id"]
+        name = session_name(row, head.label)
         if not self.started:
             self.started = True
-            title = f"zett-browser export: {self.redact(clean(name))}"
+            title = f"zett-browser export: {self.redact(name)}"
             self.out.write(_HEAD.format(version=__version__, title=html.escape(title, quote=True), style=STYLE))
             self.out.write(f'<p class="facts">exported {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC</p>\n')
         level = min(1 + head.depth, 2)
         css = "session delegated" if head.depth else "session"
-        self.out.write(f'<section class="{css}">\n<h{level}>{"↳ " * head.depth}{self._text(name)}</h{level}>\n')
+        ident = f' id="{head.anchor}"' if head.anchor else ""  # the exporter's own ASCII (story.anchor)
+        self.out.write(f'<section class="{css}"{ident}>\n<h{level}>{"↳ " * head.depth}{self._text(name)}</h{level}>\n')
         facts = [f"session {row['id']}"]
         for label, key in (("agent", "agent_name"), ("type", "session_type"), ("delegated by", "parent_session_id")):
             if row.get(key):
@@ -97,6 +111,12 @@ class HtmlWriter:
             facts.append(f"task call {head.call_id}")
         facts += [f"created {row['created_at']}", f"updated {row['updated_at']}"]
         self.out.write(f'<p class="facts">{self._text(" · ".join(str(fact) for fact in facts))}</p>\n')
+        if head.own is not None and head.depth == 0:
+            self._totals(head)
+        elif head.own is not None:
+            self.out.write(f'<p class="facts">{esc(brief(head.own))}</p>\n')
+        if head.plan is not None and head.plan.children:
+            self.out.write(f'<nav class="contents"><strong>Contents</strong>\n{self._contents(head.plan)}</nav>\n')
         if head.snapshots:
             self.out.write('<ul class="facts">\n')
             for snapshot in head.snapshots:
@@ -106,12 +126,32 @@ class HtmlWriter:
                 )
                 self.out.write(f"<li>{esc(line)}</li>\n")
             self.out.write("</ul>\n")
+        self.summaries[str(row["id"])] = SummaryQueue(list(head.notes))
+
+    def _totals(self, head: SessionHead) -> None:
+        assert head.own is not None
+        columns = ["this session"] if head.subtree is None else ["this session", "with delegated sessions"]
+        out = ['<table class="totals">', "<tr><th></th>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr>"]
+        for cells in totals_table(head.own, head.subtree):
+            out.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in cells) + "</tr>")
+        self.out.write("\n".join([*out, "</table>"]) + "\n")
+
+    def _contents(self, node: PlanNode) -> str:
+        """The table of contents: nested lists of links, as the sessions nest."""
+        link = f'<a href="#{anchor(node.session_id)}">{self._text(session_name(node.row, node.label))}</a>'
+        inner = "".join(self._contents(child) for child in node.children)
+        totals = f" · {esc(brief(node.own_totals()))}" if self.choices.usage else ""
+        return f"<ul><li>{link}{totals}{inner}</li></ul>\n"
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
-        record = record_of(row)
-        parts, segments = render_record(
-            record, self.choices, head.compacted_through, self.redact, self.contexts.next(record)
-        )
+        for record, context, owner in self.contexts.push(record_of(row), head):
+            self._record(record, context, owner)
+
+    def _record(self, record: RawMessageRecord, context: RequestContext, head: SessionHead) -> None:
+        queue = self.summaries.get(record.session_id)
+        for note in queue.before(record.sequence) if queue is not None else ():
+            self._summary(note)
+        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact, context)
         kind = next((role[5:] for _text, role in parts if role.startswith("kind.")), "unknown")
         level = min(3 + head.depth, 6)
         title = html.escape(" · ".join(text for text, _role in parts), quote=True)
@@ -119,6 +159,15 @@ class HtmlWriter:
         for segment in segments:
             self.out.write(self._segment(segment))
         self.out.write("</article>\n")
+
+    def _summary(self, note: SummaryNote) -> None:
+        """A version's summary at its boundary, collapsed."""
+        problems = "".join(f'<div class="line problem">{self._text("✗ " + p)}</div>' for p in note.problems)
+        body = self._text(note.summary) if note.summary else "(empty summary)"
+        self.out.write(
+            f'<details class="summary"><summary>{self._text("◆ " + note.title)}</summary>{problems}'
+            f'<div class="prose">{body}</div></details>\n'
+        )
 
     def _segment(self, segment: Segment) -> str:
         body = html.escape("\n".join(segment.lines), quote=True)
@@ -137,6 +186,11 @@ class HtmlWriter:
         return f"<details{css}><summary>{summary}</summary><pre>{body}</pre></details>\n"
 
     def end_session(self, head: SessionHead) -> None:
+        for record, context, owner in self.contexts.flush():
+            self._record(record, context, owner)
+        queue = self.summaries.pop(str(head.row["id"]), None)
+        for note in queue.rest() if queue is not None else ():
+            self._summary(note)
         self.out.write("</section>\n")
 
     def finish(self) -> None:

@@ -25,10 +25,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from ..model.records import RawMessageRecord
 from ..storage.export_rows import record_of
 from ..text import clean
+from ..views.requests import RequestContext
+from .plan import PlanNode
 from .redact import Redactor
 from .segments import ExportChoices, RecordContexts, Segment, render_record
+from .story import SummaryNote, SummaryQueue, anchor, brief, session_name, totals_table
 from .walk import SessionHead
 
 #: Characters with a meaning anywhere in a line (GitHub Flavored Markdown, plus $ for math).
@@ -59,6 +63,12 @@ def literal(text: str) -> str:
     return "\n".join(out)
 
 
+def cell(text: str) -> str:
+    """One line of the exporter's own words in a table cell or after a list item's link:
+    the inline characters escaped (a cell starts no block), the line kept whole."""
+    return _INLINE.sub(r"\\\1", " ".join(text.split()))
+
+
 def fence(text: str, info: str = "text") -> str:
     """``text`` in a fenced block no line of it can close."""
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
@@ -77,17 +87,22 @@ class MarkdownWriter:
         self.out = out
         self.choices = choices
         self.redact = redactor
-        self.contexts = RecordContexts()
+        self.contexts: RecordContexts[SessionHead] = RecordContexts()
+        #: Per open session: its summaries not written yet.
+        self.summaries: dict[str, SummaryQueue] = {}
 
     def _write(self, text: str) -> None:
         self.out.write(text)
 
+    def _name(self, row: Mapping[str, Any], label: str | None) -> str:
+        return literal(self.redact(session_name(row, label)))
+
     def start_session(self, head: SessionHead) -> None:
         row = head.row
-        name = row.get("title") or head.label or row.get("agent_name") or row["id"]
         level = "#" * min(1 + head.depth, 5)
         arrow = "↳ " * head.depth
-        self._write(f"{level} {arrow}{literal(self.redact(clean(name)))}\n\n")
+        mark = f' <a id="{head.anchor}"></a>' if head.anchor else ""  # the exporter's own ASCII (story.anchor)
+        self._write(f"{level} {arrow}{self._name(row, head.label)}{mark}\n\n")
         facts = [f"session {row['id']}"]
         if row.get("agent_name"):
             facts.append(f"agent {row['agent_name']}")
@@ -100,6 +115,12 @@ class MarkdownWriter:
         facts.append(f"created {row['created_at']}")
         facts.append(f"updated {row['updated_at']}")
         self._write(literal(self.redact(clean(" · ".join(str(fact) for fact in facts)))) + "\n\n")
+        if head.own is not None and head.depth == 0:
+            self._totals(head)
+        elif head.own is not None:
+            self._write(cell(brief(head.own)) + "\n\n")
+        if head.plan is not None and head.plan.children:
+            self._write("**Contents**\n\n" + "\n".join(self._contents(head.plan, 0)) + "\n\n")
         for snapshot in head.snapshots:
             line = (
                 f"snapshot v{snapshot['version']}: compacted through #{snapshot['compacted_through_sequence']}"
@@ -108,16 +129,45 @@ class MarkdownWriter:
             self._write("- " + literal(clean(line)) + "\n")
         if head.snapshots:
             self._write("\n")
+        self.summaries[str(row["id"])] = SummaryQueue(list(head.notes))
+
+    def _totals(self, head: SessionHead) -> None:
+        assert head.own is not None
+        rows = totals_table(head.own, head.subtree)
+        columns = ["this session"] if head.subtree is None else ["this session", "with delegated sessions"]
+        lines = ["**Totals**", "", "| | " + " | ".join(columns) + " |", "|---" + "|---:" * len(columns) + "|"]
+        lines += ["| " + " | ".join(cell(text) for text in cells) + " |" for cells in rows]
+        self._write("\n".join(lines) + "\n\n")
+
+    def _contents(self, node: PlanNode, depth: int) -> list[str]:
+        """The table of contents: a nested list of links, as the sessions nest."""
+        text = f"{'  ' * depth}- [{self._name(node.row, node.label)}](#{anchor(node.session_id)})"
+        lines = [text + (" · " + cell(brief(node.own_totals())) if self.choices.usage else "")]
+        for child in node.children:
+            lines.extend(self._contents(child, depth + 1))
+        return lines
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
-        record = record_of(row)
-        parts, segments = render_record(
-            record, self.choices, head.compacted_through, self.redact, self.contexts.next(record)
-        )
+        for record, context, owner in self.contexts.push(record_of(row), head):
+            self._record(record, context, owner)
+
+    def _record(self, record: RawMessageRecord, context: RequestContext, head: SessionHead) -> None:
+        queue = self.summaries.get(record.session_id)
+        for note in queue.before(record.sequence) if queue is not None else ():
+            self._summary(note)
+        parts, segments = render_record(record, self.choices, head.compacted_through, self.redact, context)
         level = "#" * min(3 + head.depth, 6)
         self._write(f"{level} {literal(' · '.join(text for text, _role in parts))}\n\n")
         for segment in segments:
             self._write(self._segment(segment) + "\n\n")
+
+    def _summary(self, note: SummaryNote) -> None:
+        """A version's summary, collapsed, in a fence no line of it can close."""
+        title = _summary("◆ " + self.redact(note.title))
+        problems = "".join(literal("✗ " + self.redact(problem)) + "\n\n" for problem in note.problems)
+        body = self.redact(note.summary)
+        inner = fence(body) if body else literal("(empty summary)")
+        self._write(f"<details>\n<summary>{title}</summary>\n\n{problems}{inner}\n\n</details>\n\n")
 
     def _segment(self, segment: Segment) -> str:
         body = "\n".join(segment.lines)
@@ -134,6 +184,11 @@ class MarkdownWriter:
         return f"<details>\n<summary>{summary}</summary>\n\n{inner}\n\n</details>"
 
     def end_session(self, head: SessionHead) -> None:
+        for record, context, owner in self.contexts.flush():
+            self._record(record, context, owner)
+        queue = self.summaries.pop(str(head.row["id"]), None)
+        for note in queue.rest() if queue is not None else ():
+            self._summary(note)
         if head.depth:
             self._write(f"*end of delegated session {literal(clean(head.row['id']))}*\n\n")
 
@@ -141,4 +196,4 @@ class MarkdownWriter:
         """Nothing trails a Markdown document."""
 
 
-__all__ = ["MarkdownWriter", "fence", "literal"]
+__all__ = ["MarkdownWriter", "cell", "fence", "literal"]

@@ -9,36 +9,26 @@ assistant message whose ``task`` or background ``task_start`` call created it (t
 the ``session_id`` the result names), in the order of the calls. A background child is
 so placed after the call that started it, not after the parent's last row. Delegated sessions no call links to (another
 runtime, a damaged row, a task still running) follow the parent's last message, in the
-order they were created. A parent cycle is written once.
+order they were created. A parent cycle is written once. The order is planned first
+(:mod:`.plan`, which also sums the totals Markdown and HTML open with), then followed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..model.records import SessionNode
+from ..model.usage import Totals
 from ..storage import SQLSessionStorage
-from ..storage.export_rows import after_row, stored_raw_page, stored_session, stored_snapshots, task_links
-from ..views.labels import distinguish, node_name, sibling, tagged
+from ..storage.export_rows import after_row, snapshot_of, stored_raw_page, stored_snapshots
+from .plan import PAGE, ExportError, Planner, PlanNode, task_call_ids
+from .story import SummaryNote, anchor, meta_of, note_of
 
-#: Raw Log rows read per query: big enough to amortise a query, small enough for flat memory.
-PAGE = 200
 #: Messages written between two yields to the event loop: the app exports on its own loop,
 #: and a page of 200 rendered at once would hold it for ~80 ms (keys must answer in 100).
 YIELD_EVERY = 16
-#: Children read per query when listing a session's delegated sessions.
-CHILD_PAGE = 500
-_ASSISTANT = 3
-#: The tools whose results name the child they created (foreground and background).
-_DELEGATING = ("task", "task_start")
-
-
-class ExportError(Exception):
-    """The export cannot be made (unknown session, unwritable output); one line for a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +44,15 @@ class SessionHead:
     label: str | None = None
     #: The boundary of the latest readable snapshot (messages up to it are compacted).
     compacted_through: int = 0
+    #: Each snapshot version's summary, to place at its boundary (Markdown and HTML).
+    notes: tuple[SummaryNote, ...] = ()
+    #: The session's stable anchor (``session-<id>``).
+    anchor: str = ""
+    #: Its own totals, and (first session only) the subtree's; None when not summed (JSON).
+    own: Totals | None = None
+    subtree: Totals | None = None
+    #: The plan (first session only): the table of contents of a subtree export.
+    plan: PlanNode | None = None
 
 
 class Writer(Protocol):
@@ -81,80 +80,64 @@ def _boundary(snapshots: list[dict[str, Any]]) -> int:
     return max(numbers, default=0)
 
 
-def _task_call_ids(row: Mapping[str, Any]) -> list[str]:
-    """Ids of the ``task``/``task_start`` calls of an assistant row, in order (cheap test before decoding)."""
-    text = row.get("message_json")
-    if row.get("role") != _ASSISTANT or not isinstance(text, str) or not any(f'"{n}"' in text for n in _DELEGATING):
-        return []
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return []
-    data = value[0].get("data") if isinstance(value, list) and value and isinstance(value[0], dict) else None
-    calls = data.get("tool_calls") if isinstance(data, dict) else None
-    if not isinstance(calls, list):
-        return []
-    return [
-        c["id"] for c in calls if isinstance(c, dict) and c.get("name") in _DELEGATING and isinstance(c.get("id"), str)
-    ]
-
-
 class Walk:
-    """One export's walk over a store (read-only)."""
+    """One export's walk over a store (read-only).
 
-    def __init__(self, storage: SQLSessionStorage, writer: Writer, *, subtree: bool) -> None:
+    ``summaries``: read each version's summary and origin, ``totals``: sum the totals first
+    (Markdown and HTML; not with ``--no-usage``); JSON writes the stored rows only.
+    """
+
+    def __init__(
+        self,
+        storage: SQLSessionStorage,
+        writer: Writer,
+        *,
+        subtree: bool,
+        summaries: bool = False,
+        totals: bool = False,
+    ) -> None:
         self.storage = storage
         self.writer = writer
         self.subtree = subtree
+        self.summaries = summaries
+        self.totals = totals
         self.stats = WalkStats()
 
     async def run(self, session_id: str) -> WalkStats:
         """Write ``session_id`` (and, with ``subtree``, every session it delegated to)."""
-        row = await stored_session(self.storage.reader, session_id)
-        if row is None:
-            raise ExportError(f"no session {session_id!r} in {self.storage.display_name}")
-        await self._session(row, depth=0, call_id=None, label=await self._own_label(session_id))
+        plan = await Planner(self.storage, subtree=self.subtree, totals=self.totals).plan(session_id)
+        await self._session(plan, root=True)
         return self.stats
 
-    async def _own_label(self, session_id: str) -> str | None:
-        """An untitled session's name as the tree gives it (what its parent asked, or its first prompt)."""
-        node = await self.storage.get_node(session_id)
-        if node is None or node.title:
-            return None
-        return (await self.storage.child_labels(node.parent_session_id, [node])).get(session_id)
+    async def _head(self, node: PlanNode, *, root: bool) -> SessionHead:
+        snapshots = await stored_snapshots(self.storage.reader, node.session_id)
+        notes: tuple[SummaryNote, ...] = ()
+        if self.summaries and snapshots:
+            infos = [snapshot_of(row) for row in snapshots]
+            metas = [meta_of(info, row) for info, row in zip(infos, snapshots, strict=True)]
+            origins = await self.storage.snapshot_origins(node.session_id, metas)
+            notes = tuple(note_of(info, origins.get(info.version)) for info in infos)
+        own = node.own_totals() if self.totals else None
+        subtree = node.subtree_totals() if self.totals and root and self.subtree else None
+        return SessionHead(
+            node.row,
+            snapshots,
+            node.depth,
+            node.call_id,
+            node.label,
+            _boundary(snapshots),
+            notes,
+            anchor(node.session_id),
+            own,
+            subtree,
+            node if root else None,
+        )
 
-    async def _children(self, session_id: str) -> tuple[list[str], dict[str, str]]:
-        """The delegated sessions of ``session_id`` in creation order, and their labels."""
-        ids: list[str] = []
-        labels: dict[str, str] = {}
-        nodes: list[SessionNode] = []
-        cursor = None
-        while True:
-            page = await self.storage.list_children(session_id, limit=CHILD_PAGE, cursor=cursor)
-            ids.extend(node.session_id for node in page.items)
-            labels.update(await self.storage.child_labels(session_id, list(page.items)))
-            nodes.extend(page.items)
-            if page.next_cursor is None:
-                # Children asked the same read the same: a tag tells them apart, as in the tree.
-                named = [replace(node, label_hint=labels.get(node.session_id)) for node in nodes]
-                tags = distinguish([sibling(node) for node in named])
-                return ids, {n.session_id: tagged(node_name(n), tags.get(n.session_id)) for n in named if not n.title}
-            cursor = page.next_cursor
-
-    async def _session(self, row: Mapping[str, Any], *, depth: int, call_id: str | None, label: str | None) -> None:
-        session_id = str(row["id"])
+    async def _session(self, node: PlanNode, *, root: bool = False) -> None:
+        session_id = node.session_id
         self.stats.seen.add(session_id)
         self.stats.sessions += 1
-        snapshots = await stored_snapshots(self.storage.reader, session_id)
-        head = SessionHead(row, snapshots, depth, call_id, label, _boundary(snapshots))
-        children: list[str] = []
-        labels: dict[str, str] = {}
-        by_call: dict[str, str] = {}
-        if self.subtree:
-            children, labels = await self._children(session_id)
-            wanted = set(children)
-            links = await task_links(self.storage.reader, session_id)
-            by_call = {call: child for call, child in links.items() if child in wanted}
+        head = await self._head(node, root=root)
         self.writer.start_session(head)
         after = None
         while True:
@@ -164,19 +147,17 @@ class Walk:
                 self.stats.messages += 1
                 if number % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
-                for call in _task_call_ids(message) if by_call else ():
-                    child = by_call.get(call)
-                    if child is not None and child not in self.stats.seen:
-                        await self._child(child, depth + 1, call, labels.get(child))
+                for call in task_call_ids(message) if node.by_call else ():
+                    child = node.by_call.get(call)
+                    if child is not None and child.session_id not in self.stats.seen:
+                        await self._session(child)
             if len(page) < PAGE:
                 break
             after = after_row(page[-1])
-        for child in children:
-            if child not in self.stats.seen:
-                await self._child(child, depth + 1, None, labels.get(child))
+        for child in node.created:
+            if child.session_id not in self.stats.seen:
+                await self._session(child)
         self.writer.end_session(head)
 
-    async def _child(self, session_id: str, depth: int, call_id: str | None, label: str | None) -> None:
-        row = await stored_session(self.storage.reader, session_id)
-        if row is not None:
-            await self._session(row, depth=depth, call_id=call_id, label=label)
+
+__all__ = ["ExportError", "SessionHead", "Walk", "WalkStats", "Writer"]

@@ -33,9 +33,11 @@ import re
 import sqlite3
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from sqlalchemy.engine import URL
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
 from .totals import SCHEMA as TOTALS_SCHEMA

@@ -29,7 +29,7 @@ from ..model.outcomes import tool_outcome
 from ..storage import decode_message_leniently
 from ..storage.codec import BYTES_KEY
 from .facts import attribute_texts, server_texts
-from .totals import MAX_TOKENS, TOKEN_COLUMNS
+from .row_usage import MAX_TOKENS, TOKEN_COLUMNS
 
 if TYPE_CHECKING:
     from .totals import RowUsage
@@ -165,7 +165,7 @@ def _record_texts(message: object, doc: Doc) -> list[str]:
 def _token_total(row: Mapping[str, Any], problems: list[str]) -> int | None:
     """Input plus output tokens of a row (None: neither recorded); a bad count is a problem.
 
-    A count that is not a whole number from 0 to :data:`~.totals.MAX_TOKENS` (text, a
+    A count that is not a whole number from 0 to :data:`~.row_usage.MAX_TOKENS` (text, a
     float, a negative, 2**63-1...) is left out and named in ``problems``: summed, two huge
     counts would not fit SQLite's 64-bit integers and the row could not be indexed.
     """

@@ -13,11 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..model.records import SessionNode
-from ..storage import SQLSessionStorage
 from ..views.labels import label_all
 from .search import Hit
+
+if TYPE_CHECKING:
+    from ..storage import SQLSessionStorage
 
 #: Distinct sessions named per call (a page of hits holds fewer).
 MAX_SESSIONS = 200

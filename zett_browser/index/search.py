@@ -10,7 +10,6 @@ markup; a page says when the index is still partial.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -38,6 +37,8 @@ class Hit:
     time: datetime | None
     snippet: str
     spans: tuple[tuple[int, int], ...]
+    #: The session has a title (its label needs nothing but the index).
+    titled: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ def _hit(row: sqlite3.Row, pattern: re.Pattern[str] | None) -> Hit:
     return Hit(
         session_id=str(row["session_id"]),
         label=clean(label),
+        titled=bool(row["title"]),
         agent=clean(row["agent"]) if row["agent"] else None,
         sequence=int(row["sequence"]),
         kind=str(row["kind"]),
@@ -268,4 +270,6 @@ class Searcher:
         Raises:
             QueryError: ``in:session``/``in:subtree`` without an open ``session``.
         """
+        import asyncio  # here: the search subcommand runs without an event loop
+
         return await asyncio.to_thread(self.search_now, query, limit=limit, after=after, session=session)

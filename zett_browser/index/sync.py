@@ -21,7 +21,6 @@ free while a build runs.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import sqlite3
 import time
@@ -31,11 +30,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..safefiles import UnsafePath, WriteFailed, describe_os_error, read_only
+from ..safefiles import WriteFailed
 from ..storage import SQLSessionStorage, scan
 from . import db as index_db
 from . import pricing
 from .extract import Doc
+from .files import disk_full, write_failed
 from .writer import prepare_raw, set_meta, write_docs, write_raw, write_sessions, write_snapshots
 
 T = TypeVar("T")
@@ -129,15 +129,15 @@ class SideIndex:
                 yield Progress(0, 0, started, "skipped", SyncReport(skipped=True, reason="another process is syncing"))
                 return
         except OSError as error:
-            raise _write_failed(error, directory) from None
+            raise write_failed(error, directory) from None
         try:
             async for progress in self._locked(started, rebuild=rebuild):
                 yield progress
         except (sqlite3.Error, OSError) as error:
-            failed = _write_failed(error, directory)
+            failed = write_failed(error, directory)
             if failed is error:
                 raise
-            if _disk_full(error):  # the partial index would keep the disk full for every later run
+            if disk_full(error):  # the partial index would keep the disk full for every later run
                 await _thread(index_db.remove, self.path)
             raise failed from None
         finally:
@@ -377,29 +377,6 @@ def _json(text: str | None) -> Any:
         return None
 
 
-def _disk_full(error: BaseException) -> bool:
-    """Whether ``error`` says the disk (or the file size limit) is full."""
-    if isinstance(error, sqlite3.Error):
-        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
-
-
-def _write_failed(error: BaseException, directory: Path) -> BaseException:
-    """A :class:`WriteFailed` saying what to do about a full or read-only disk, else ``error``."""
-    if isinstance(error, WriteFailed | UnsafePath):
-        return error
-    doing = "for the search index"
-    if _disk_full(error):
-        return WriteFailed(f"no space left {doing} in {directory}: free some space or give another --index-dir")
-    if read_only(directory):
-        return WriteFailed(f"{directory} is on a read-only file system: give a writable --index-dir")
-    if isinstance(error, OSError):
-        advice = describe_os_error(error, directory, "to write the search index")
-        if advice is not None:
-            return WriteFailed(advice)
-    return error
-
-
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
 
@@ -420,25 +397,3 @@ def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[st
         rows = db.execute(f"SELECT id, last_seq, updated FROM sessions WHERE id IN ({marks})", chunk)
         found.update((session_id, (last, updated)) for session_id, last, updated in rows)
     return found
-
-
-def index_stats(path: Path) -> Mapping[str, int]:
-    """What an index file holds: sessions, messages, snapshots, problems, size in bytes."""
-    db = index_db.open_reader(path)
-    if db is None:
-        raise UnsafePath(f"the index file {path} is missing, a link or not a regular file: run the index again")
-    try:
-        counts = dict(db.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
-        problems = db.execute("SELECT value FROM meta WHERE key = 'problems'").fetchone()
-        sessions = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
-    finally:
-        db.close()
-    size = sum(Path(f"{path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{path}{suffix}").exists())
-    messages = sum(count for kind, count in counts.items() if kind not in ("snapshot", "session"))
-    return {
-        "sessions": int(sessions),
-        "messages": int(messages),
-        "snapshots": int(counts.get("snapshot", 0)),
-        "problems": int(problems[0]) if problems else 0,
-        "bytes": size,
-    }

@@ -22,6 +22,7 @@ from typing import Any
 from . import totals
 from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
 from .facts import mark_steering
+from .row_usage import row_usage
 
 _DOC_SQL = (
     "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
@@ -154,7 +155,7 @@ def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None)
             "error": doc.error,
             "outcome": doc.outcome,
         }
-        doc.usage = totals.row_usage(row, doc.kind, facts)
+        doc.usage = row_usage(row, doc.kind, facts)
         docs.append(doc)
     return docs
 

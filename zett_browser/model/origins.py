@@ -67,6 +67,20 @@ class Origin:
             return f"{words} (after #{self.after_sequence:,})"
         return words
 
+    @property
+    def how(self) -> str:
+        """What made it, as the inspector and the exports say it: ``auto, in a request (after #9)``,
+        ``by Agent.compact() (after #28)``, ``by: not known``."""
+        words = {
+            OriginKind.IN_REQUEST: "auto, in a request",
+            OriginKind.COMPACT_CALL: "by Agent.compact()",
+            OriginKind.BETWEEN: "between requests",
+            OriginKind.UNKNOWN: "by: not known",
+        }[self.kind]
+        if self.after_sequence is not None:
+            words += f" (after #{self.after_sequence:,})"
+        return words
+
 
 def origin(made_at: datetime | None, rows: Sequence[OriginRow], *, complete: bool) -> Origin:
     """What made a snapshot written at ``made_at``, from the rows from its boundary on.

@@ -128,6 +128,10 @@ class BrowsingStore(Protocol):
         """Every version's metadata, read in keyset pages."""
         ...
 
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        """The version ``load()`` returned at ``when`` (None: now) and how many are undated."""
+        ...
+
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         """One version decoded (None: the latest), or None."""
         ...

@@ -73,7 +73,7 @@ class ExportDialog(ModalScreen[None]):
             with RadioSet(id="export-formats"):
                 for number, (key, title) in enumerate(FORMATS):
                     yield RadioButton(title, value=number == 0, name=key)
-            yield Checkbox("Delegated sessions too (nested where they were delegated)", id="export-subtree")
+            yield Checkbox("Delegated sessions too (nested where they were delegated)", value=True, id="export-subtree")
             yield Checkbox("Reasoning", value=True, id="export-reasoning")
             yield Checkbox("Tool results", value=True, id="export-tool-results")
             yield Checkbox("Usage and timing", value=True, id="export-usage")

@@ -9,7 +9,6 @@ stale request is cancelled by the next one.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -27,12 +26,8 @@ from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, PageState, StatusLine, session_label, summary_item
 from .reads import Failed, Services, read_window
+from .session_reads import count_model_tail, read_session
 from .watch import OpenSession, _versions_after_change
-
-#: The inspector's "summary + K tail messages" counts the rows the model gets by reading
-#: the tail when it is at most this long (decoded like one page); longer tails are named
-#: by their boundary instead.
-MODEL_TAIL_COUNTED = 200
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,23 +87,45 @@ class SessionPane:
         self.started = False
 
     def _session_worker(self, name: str, call: Callable[[], Any]) -> Worker[None]:
-        return self._run(call, name=name, group="session", exclusive=True, description=name, exit_on_error=False)
+        """Run ``call`` in the ``session`` group; keys typed at the Raw Log meanwhile wait
+        for it and run after it, once (``:1120 enter x`` means #1120's context)."""
+        view = self._w.view
+        token = view.expect_page()
+
+        async def run() -> None:
+            try:
+                await call()
+            finally:
+                view.page_done(token)
+
+        return self._run(run, name=name, group="session", exclusive=True, description=name, exit_on_error=False)
 
     # ---------------------------------------------------------------- opening a session
 
     def open_session(
-        self, session_id: str, sequence: int | None, *, push: bool = False, place: Place | None = None
+        self,
+        session_id: str,
+        sequence: int | None,
+        *,
+        push: bool = False,
+        place: Place | None = None,
+        focus: bool = False,
     ) -> Worker[None]:
         """Open a session at ``sequence`` (or where ``place`` says the reader was).
 
-        ``push`` remembers the reader's place in the session left, for ``b``.
+        ``push`` remembers the reader's place in the session left, for ``b``. ``focus``
+        gives the Raw Log the keys now (``--seq``, a search hit, ``o``): typed before the
+        page shows, they wait for it.
         """
+        if focus:
+            self._w.view.focus()
         return self._session_worker(
             "open_session_by_id", partial(self._open_session, session_id, sequence, push=push, place=place)
         )
 
     async def _open_session(self, session_id: str, sequence: int | None, *, push: bool, place: Place | None) -> None:
-        result = await self._reader.fetch(self._read_session(session_id), "Could not open the session")
+        read = read_session(self._store, session_id, self.child_labels)
+        result = await self._reader.fetch(read, "Could not open the session")
         if isinstance(result, Failed):
             return
         node, bounds, snapshots, ancestors, latest = result
@@ -130,7 +147,7 @@ class SessionPane:
         title = f"{session_label(node, 30)} · {clean(node.session_id)}"  # the full id: --session needs it
         self._set_title(title)
         model_tail = await self._reader.fetch(
-            self._model_tail(session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
+            count_model_tail(self._store, session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
             "Could not read the session",
         )
         self._w.inspector.show(
@@ -145,36 +162,10 @@ class SessionPane:
         if place is not None and place.page_after is not None:
             request = PageRequest(after=place.page_after, select=place.cursor)
         elif sequence is not None:
-            request = paging.page_for(sequence, self._size)
+            request = paging.jump_page(sequence, self._size, bounds.first_sequence or 0, bounds.last_sequence or 0)
         else:
             request = paging.first_page()
-        await self.load_page(request)
-
-    async def _read_session(self, session_id: str) -> tuple[Any, ...]:
-        store = self._store
-        # Independent reads, on the pool's connections at once.
-        # Versions as metadata, only the latest summary decoded (2,500 versions: issue 13).
-        node, bounds, snapshots, latest, ancestors = await asyncio.gather(
-            store.get_node(session_id),
-            store.raw_bounds(session_id),
-            store.all_snapshot_versions(session_id),
-            store.snapshot_version(session_id),
-            store.ancestors(session_id),
-        )
-        if node is not None:
-            node, *ancestors = await self._labelled([node, *ancestors])
-        return node, bounds, snapshots, ancestors, latest
-
-    async def _labelled(self, nodes: list[SessionNode]) -> list[SessionNode]:
-        """``nodes`` with the label their parent's ``task`` call gives the untitled ones."""
-        labelled = []
-        for node in nodes:
-            if not node.title and node.parent_session_id and node.label_hint is None:
-                hints = await self.child_labels(node.parent_session_id, [node])
-                if node.session_id in hints:
-                    node = dataclasses.replace(node, label_hint=hints[node.session_id])
-            labelled.append(node)
-        return labelled
+        await self.load_page(request, upper=request.select is not None)
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """Labels of untitled children (decoration: a failure gives none, the short id shows)."""
@@ -191,18 +182,11 @@ class SessionPane:
             model_view=self.open.model_view,
         )
 
-    async def _model_tail(self, session_id: str, boundary: int, last: int) -> int | None:
-        """Messages after the boundary that the model gets (as the model view shows them),
-        when the tail is short enough to count by reading it; else None."""
-        if not boundary or last - boundary > MODEL_TAIL_COUNTED:
-            return None
-        tail = await self._store.raw_page(session_id, after_sequence=boundary, limit=MODEL_TAIL_COUNTED)
-        return sum(1 for record in tail if record.message.include_in_messages)
-
     # ---------------------------------------------------------------- one page
 
-    async def load_page(self, request: PageRequest) -> None:
-        """Read the window ``request`` names and show it."""
+    async def load_page(self, request: PageRequest, *, upper: bool = False, summary_first: bool = False) -> None:
+        """Read the window ``request`` names and show it (``upper``: jumped to, the cursor's
+        message shows a quarter down the view; ``summary_first``: the model view's summary shows)."""
         state = self.open
         if state is None:
             return
@@ -236,6 +220,8 @@ class SessionPane:
             preface=preface,
             snapshots=state.snapshots,
             contiguous=not state.model_view,
+            upper=upper,
+            summary_first=summary_first,
         )
         self.show_status(records)
         self._page_shown(records)
@@ -275,7 +261,7 @@ class SessionPane:
             request = paging.first_page()
         elif where == "last":
             self.unseen = 0
-            request = paging.last_page(select=state.last if self.follow else None)
+            request = paging.last_page(select=paging.END)  # the last row, even one newer than state.last
         elif where == "next":
             request = paging.next_page(shown, state.last)
         else:
@@ -302,8 +288,11 @@ class SessionPane:
         if not state.first <= sequence <= state.last:
             self._notify(f"#{sequence} is outside #{state.first}–{state.last}", severity="warning", markup=False)
             return
-        if not self._w.view.select_sequence(sequence):
-            await self.load_page(paging.page_for(sequence, self._size))
+        shown = self._w.view.records
+        # In the shown page's last quarter, the message would sit low: read the page around it.
+        low = bool(shown) and shown[-1].sequence < state.last and sequence > shown[-1].sequence - self._size // 4
+        if low or not self._w.view.select_sequence(sequence):
+            await self.load_page(paging.jump_page(sequence, self._size, state.first, state.last), upper=True)
 
     def toggle_follow(self) -> None:
         self.follow = not self.follow
@@ -329,7 +318,7 @@ class SessionPane:
             to_model=state.model_view,
             size=self._size,
         )
-        await self.load_page(request)
+        await self.load_page(request, summary_first=state.model_view)
 
     def back(self) -> None:
         """``b``: the place left last, else the parent session."""

@@ -102,7 +102,7 @@ class MainControllers:
         self.links = RecordLinks(
             services,
             jump_to=self.pane.jump_to,
-            open_child=lambda session_id: self.pane.open_session(session_id, None, push=True),
+            open_child=lambda session_id: self.pane.open_session(session_id, None, push=True, focus=True),
             page_size=options.page_size,
             no_writes=options.no_writes,
             exporter=options.exporter,
@@ -132,7 +132,7 @@ class MainControllers:
         options = self._options
         self.levels.load_roots()
         if options.session:
-            self.pane.open_session(options.session, options.seq)
+            self.pane.open_session(options.session, options.seq, focus=options.seq is not None)
         # The first sync waits for the first screen's reads (unless a search is asked for).
         self.index.start(after_first_page=options.search_query is None and not self.pane.started)
         if options.search_query is not None:
@@ -150,7 +150,7 @@ class MainControllers:
 
     def show_hit(self, session_id: str, sequence: int) -> None:
         """Open a session with the cursor on ``sequence``, remembering the place left (``b``)."""
-        self.pane.open_session(session_id, sequence, push=True)
+        self.pane.open_session(session_id, sequence, push=True, focus=True)
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self._call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows

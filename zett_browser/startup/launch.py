@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.store import BrowsingStore
+from ..storage.sqlitefile import sqlite_path as sqlite_path  # where callers found it
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -73,16 +74,6 @@ def resume_collection() -> None:
         _collection_paused = False
         gc.freeze()
         gc.enable()
-
-
-def sqlite_path(store: str | os.PathLike[str] | None) -> Path | None:
-    """The SQLite file a STORE argument names, as the storage resolves it; None for a URL."""
-    if store is None:
-        return DEFAULT_STORE.expanduser()
-    text = os.fspath(store)
-    if "://" in text:
-        return None  # a server (or sqlite://) URL: the storage parses it
-    return Path(text).expanduser().absolute()
 
 
 def begin(
@@ -270,6 +261,9 @@ class LazyStore:
 
     async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
         return await (await self.ready()).all_snapshot_versions(session_id, page=page)
+
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        return await (await self.ready()).version_in_force(session_id, when)
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return await (await self.ready()).snapshot_version(session_id, version)

@@ -29,7 +29,6 @@ cancelled write still ran in a thread (see ``zett_browser.index.sync._thread``).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import sys
@@ -108,6 +107,8 @@ def install_exit_signals(app: Exitable) -> list[signal.Signals]:
     another thread, Windows) nothing is installed and the default behaviour stays. A signal
     that came while the app was starting (:class:`StartupSignals`) exits it now.
     """
+    import asyncio  # here: the subcommands' fast path runs without an event loop
+
     loop = asyncio.get_running_loop()
     installed = []
 
@@ -226,6 +227,8 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
     leave connections open and their files behind. Outside the main thread this is plain
     ``asyncio.run``.
     """
+    import asyncio  # here: the subcommands' fast path runs without an event loop
+
     received: list[int] = []
 
     async def guarded() -> T:

@@ -15,6 +15,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 # isort: split
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, select
@@ -93,6 +94,33 @@ async def all_snapshot_versions(reader: Reader, session_id: str, *, page: int = 
         if len(chunk) < page:
             return versions
         after = chunk[-1].version
+
+
+async def version_in_force(reader: Reader, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+    """The version ``load()`` returned at ``when`` (the highest created by then; None: now)
+    and how many versions have no readable creation time (counted only for a past ``when``:
+    nobody can say they existed then).
+
+    Two columns of each version on the ``(session_id, version)`` key, newest first; no
+    summary is read (:func:`all_snapshot_versions` measures every stored summary).
+    """
+    statement = (
+        select(snapshots_t.c.version, read_column(snapshots_t.c.created_at))
+        .where(snapshots_t.c.session_id == session_id)
+        .order_by(snapshots_t.c.version.desc())
+    )
+
+    async def work(connection: AsyncConnection) -> tuple[int | None, int]:
+        chosen: int | None = None
+        undated = 0
+        for version, created in (await connection.execute(statement)).all():
+            dated = isinstance(created, datetime)
+            undated += not dated
+            if chosen is None and (when is None or (dated and created <= when)):
+                chosen = int(version)
+        return chosen, undated if when is not None else 0
+
+    return await reader.run(work)
 
 
 async def snapshot_version(reader: Reader, session_id: str, version: int | None = None) -> SnapshotInfo | None:
@@ -263,6 +291,7 @@ async def range_text(reader: Reader, session_id: str, *, after_sequence: int, th
 __all__ = [
     "AFTER_LOOKAHEAD",
     "all_snapshot_versions",
+    "version_in_force",
     "input_curve",
     "ledger_facts",
     "range_text",

@@ -26,25 +26,12 @@ from typing import Any
 
 from ..model.messages import AnyMessage, CompactedMessage, UnreadableMessage
 from ..model.records import RawMessageRecord, SessionNode, SnapshotInfo
+from .values import BadText as BadText
+from .values import lenient_text as lenient_text  # where callers found them
+from .values import stored_time as stored_time
 
 #: Decodes a stored ``message_json`` into a message (an unreadable one says why).
 Decode = Callable[[Any], "AnyMessage | CompactedMessage | UnreadableMessage"]
-
-
-class BadText(str):
-    """A text value that was not valid UTF-8: shown with U+FFFD, the stored bytes in ``raw``."""
-
-    raw: bytes
-
-
-def lenient_text(data: bytes) -> str:
-    """SQLite ``text_factory``: decode UTF-8, or keep the value as :class:`BadText`."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = BadText(data.decode("utf-8", "replace"))
-        text.raw = data
-        return text
 
 
 def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
@@ -54,23 +41,6 @@ def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
 
 #: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
 UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def stored_time(value: Any) -> Any:
-    """A stored datetime, aware in UTC; anything unreadable comes back unchanged.
-
-    zett-agent stores naive UTC datetimes (SQLite text ``YYYY-MM-DD HH:MM:SS.ffffff``);
-    the converter reports a value that is still no ``datetime``.
-    """
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value)
-            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-        except (ValueError, OverflowError):  # garbage, or year 1 with an offset east of UTC
-            return value
-    return value
 
 
 def time_field(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:

@@ -24,13 +24,13 @@ from typing import Any
 from sqlalchemy import select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.records import RawMessageRecord
+from ..model.records import RawMessageRecord, SnapshotInfo
 from .columns import raw_t, sessions_t, snapshots_t
 from .keyset import Position, bind
 from .labels import result_link
 from .rawpages import raw_keyset
 from .reader import Reader
-from .rows import RawValue, StoredDateTime, record_from_row
+from .rows import RawValue, StoredDateTime, record_from_row, snapshot_info_from_row
 
 #: Raw Log columns in the table's order, each read as stored.
 _RAW = [type_coerce(column, RawValue()).label(column.name) for column in raw_t.columns]
@@ -54,6 +54,14 @@ def record_of(row: Mapping[str, Any]) -> RawMessageRecord:
     for name in _TIMES:
         converted[name] = _READER.process_result_value(row[name], None)
     return record_from_row(converted)
+
+
+def snapshot_of(row: Mapping[str, Any]) -> SnapshotInfo:
+    """The snapshot version a stored ``session_snapshots`` row holds (summary decoded, never raising)."""
+    converted = dict(row)
+    for name in ("created_at", "updated_at"):
+        converted[name] = _READER.process_result_value(row.get(name), None)
+    return snapshot_info_from_row(converted)
 
 
 def after_row(row: Mapping[str, Any]) -> Position:
@@ -130,4 +138,12 @@ async def task_links(reader: Reader, parent_id: str) -> dict[str, str]:
     return await reader.run(work)
 
 
-__all__ = ["after_row", "record_of", "stored_raw_page", "stored_session", "stored_snapshots", "task_links"]
+__all__ = [
+    "after_row",
+    "record_of",
+    "snapshot_of",
+    "stored_raw_page",
+    "stored_session",
+    "stored_snapshots",
+    "task_links",
+]

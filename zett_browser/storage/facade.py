@@ -209,6 +209,13 @@ class BrowserQueries(SessionStorageCore):
         """
         return await compaction.all_snapshot_versions(self.reader, session_id, page=page)
 
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        """The version in force at ``when`` and how many versions are undated.
+
+        See :func:`.compaction.version_in_force`.
+        """
+        return await compaction.version_in_force(self.reader, session_id, when)
+
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         """One version with its summary decoded (None: the latest), or None when there is none.
 

@@ -38,6 +38,16 @@ WRITER_BUSY_TIMEOUT_MS = 5000
 READER_BUSY_TIMEOUT_MS = 1000
 
 
+def sqlite_path(store: str | os.PathLike[str] | None) -> Path | None:
+    """The SQLite file a STORE argument names, as the storage resolves it; None for a URL."""
+    if store is None:
+        return DEFAULT_PATH.expanduser()
+    text = os.fspath(store)
+    if "://" in text:
+        return None  # a server (or sqlite://) URL: the storage parses it
+    return Path(text).expanduser().absolute()
+
+
 def check_sqlite_file(path: Path) -> None:
     """Check, without creating or changing anything, that ``path`` can be browsed.
 

@@ -15,6 +15,8 @@ from ..model.compaction import SnapshotMeta
 
 #: Places kept for ``b`` (a longer trail is not useful and would only grow).
 HISTORY_LIMIT = 100
+#: A ``select`` past every sequence: the cursor goes to the page's last row (``G``).
+END = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,18 @@ def prev_page(shown: Sequence[RawMessageRecord], first: int) -> PageRequest | No
 def page_for(sequence: int, size: int) -> PageRequest:
     """The numbered page holding ``sequence``, with the cursor on it."""
     return PageRequest(after=page_start_for(sequence, size), select=sequence)
+
+
+def jump_page(sequence: int, size: int, first: int, last: int) -> PageRequest:
+    """The page a jump to ``sequence`` reads (``:N``, ``--seq``, a search hit), with the
+    cursor on it: a quarter of a page before it and the rest after, so the message can show
+    in the view's upper part with what follows below it. Near the end, the last page; near
+    the start, the first. ``first`` and ``last`` are the session's bounds.
+    """
+    after = min(sequence - 1 - size // 4, last - size)
+    if after < first:
+        return PageRequest(start=True, select=sequence)
+    return PageRequest(after=after, select=sequence)
 
 
 def in_model_view(records: Sequence[RawMessageRecord], floor: int = 0) -> list[RawMessageRecord]:

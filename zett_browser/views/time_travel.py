@@ -118,14 +118,13 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
     Raises:
         ContextError: ``at`` is outside 1 … last + 1.
     """
-    bounds = await store.raw_bounds(session_id)
-    last = bounds.last_sequence or 0
+    # The last row, not raw_bounds: its row count walks every row of a long session.
+    tail = await store.raw_page_before(session_id, limit=1)
+    last = tail[-1].sequence if tail else 0
     if at is None:
         at = last + 1
     if not 1 <= at <= last + 1:
         raise ContextError(f"--at must be from 1 to {last + 1} (one past the last message #{last}), got {at}")
-    # Version metadata only: the one summary in force is decoded, not every version's.
-    versions = await store.all_snapshot_versions(session_id)
     when = None
     kind = None
     tokens = None
@@ -139,13 +138,12 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
                 kind = _kind(rows[0].message)
                 tokens = rows[0].input_tokens
                 step = rows[0]
-    undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
-    chosen = in_force(versions, when)
-    snapshot = await store.snapshot_version(session_id, chosen.version) if chosen is not None else None
+    # Two columns of each version: the one summary in force is decoded, no other is read.
+    chosen, undated = await store.version_in_force(session_id, when)
+    snapshot = await store.snapshot_version(session_id, chosen) if chosen is not None else None
     try:
         if at > last and last:
-            tail = await store.raw_page_before(session_id, limit=1)
-            step = tail[-1] if tail else None
+            step = tail[-1]
         offered = await offered_at(store, step, next_step=at > last)
     except Exception:  # noqa: BLE001 - what was offered is shown when it can be read; messages stay
         offered = None

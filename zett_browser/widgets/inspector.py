@@ -22,7 +22,7 @@ from textual.widgets import Static
 from ..keymap import bindings
 from ..model import SnapshotInfo
 from ..model.compaction import SnapshotMeta
-from ..model.origins import Origin, OriginKind
+from ..model.origins import Origin
 from ..views.formatting import summary_blocks
 from .render import block_text
 from .safe import one_line
@@ -225,15 +225,5 @@ def made_line(snapshot: SnapshotInfo, made: Origin | None) -> Text:
     """When a version was made and by what, always two lines (the pane keeps its height when
     the origin arrives): ``made 2026-12-05 11:34:19`` / ``by Agent.compact() (after #28)``."""
     when = f"made {snapshot.created_at:%Y-%m-%d %H:%M:%S}" if snapshot.created_at is not None else "made: time unknown"
-    if made is None:
-        how = "by: …"
-    else:
-        how = {
-            OriginKind.IN_REQUEST: "auto, in a request",
-            OriginKind.COMPACT_CALL: "by Agent.compact()",
-            OriginKind.BETWEEN: "between requests",
-            OriginKind.UNKNOWN: "by: not known",
-        }[made.kind]
-        if made.after_sequence is not None:
-            how += f" (after #{made.after_sequence:,})"
+    how = "by: …" if made is None else made.how
     return Text(f"{when}\n{how}", style="dim")

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
@@ -31,6 +32,7 @@ from .cards import BAR
 from .linestyle import LineView
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
+from .typeahead import TypeAhead
 
 _DIM = Style(dim=True)
 #: Records wrapped per step when the rest of a page is laid out after its first frame.
@@ -47,6 +49,8 @@ FINISH_GAP_S = 0.0005
 #: Lines a record not wrapped yet counts for (blank lines above the first screen).
 ESTIMATED_LINES = 4
 _BLANK = Strip.blank(0)
+#: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
+HOLD_LIMIT_S = 5.0
 
 
 def _card_strips(text: Text, console: Console, width: int) -> list[Strip]:
@@ -158,6 +162,13 @@ class RawLogView(LineView, can_focus=True):
         #: A page was shown with its cursor down the page: the scroll to it waits for the
         #: page's first layout (see :meth:`show_page`).
         self._cursor_scroll_pending = False
+        #: The page was just shown and not placed yet: its summary (preface) shows when the
+        #: cursor's message fits under it; ``_upper``: else the cursor's message goes a
+        #: quarter down the view (a jump), not to its bottom row.
+        self._landing = False
+        self._upper = False
+        #: Keys typed while another page is read wait for it (see :mod:`.typeahead`).
+        self._typeahead = TypeAhead(self._replay)
         #: Each record's wrapped lines, by (session, sequence), kept while the record is
         #: on the page: a page shown again (a followed session's new rows, cards added)
         #: wraps only the records that are new or changed.
@@ -177,8 +188,14 @@ class RawLogView(LineView, can_focus=True):
         preface: Sequence[Text] = (),
         snapshots: Sequence[Version] = (),
         contiguous: bool = False,
+        upper: bool = False,
+        summary_first: bool = False,
     ) -> None:
         """Replace the page; put the cursor on ``select_sequence`` when it is on the page.
+
+        ``upper``: the page was jumped to, its cursor's message shows a quarter down the view.
+        ``summary_first`` (the model view opened): the preface shows at the top; the cursor
+        stays on its message when that shows under it, else it goes to the last one that does.
 
         ``preface`` (already safe text) is shown above the first record, never selected:
         the model view's summary. ``contiguous``: the page holds every row of its range (the
@@ -201,17 +218,58 @@ class RawLogView(LineView, can_focus=True):
                     break
             else:
                 self.cursor = max(0, len(self.records) - 1)
+        self._landing, self._upper = True, upper
         self._rebuild()
+        if summary_first and self.preface and self.cursor:
+            under = self._last_under_preface()
+            if under < self.cursor:
+                self.cursor = under
+                self._rebuild()
         self._scroll_to_cursor(animate=False)
         if self.cursor:
             # Before the first layout the new virtual size is not applied yet and the
             # scroll above is clamped to the old one: scroll again once it is.
             self._cursor_scroll_pending = True
             self.call_after_refresh(self._scroll_to_cursor_now_laid_out)
+        else:
+            self._landing = self._upper = False
 
     def _scroll_to_cursor_now_laid_out(self) -> None:
         self._cursor_scroll_pending = False
         self._scroll_to_cursor(animate=False)
+        self._landing = self._upper = False  # placed: later scrolls only keep the cursor in view
+
+    def _last_under_preface(self) -> int:
+        """The last record that shows whole under the preface in the view (0: none does)."""
+        height = self.scrollable_content_region.height or self.size.height
+        line = self._starts[0] if self._starts else 0
+        for position in range(len(self.records)):
+            line += len(self._record_lines(position)[0])
+            if line > height:
+                return max(0, position - 1)
+        return len(self.records) - 1
+
+    def expect_page(self) -> int:
+        """Another page was asked for: keys typed until :meth:`page_done` wait for it.
+
+        Returns the wait's token for :meth:`page_done`.
+        """
+        token = self._typeahead.start()
+        self.set_timer(HOLD_LIMIT_S, lambda: self._typeahead.release(token))
+        return token
+
+    def page_done(self, token: int) -> None:
+        """The page asked for with ``token`` is shown, or will not be: the keys typed
+        meanwhile run now, in order (a newer page asked for keeps them waiting)."""
+        self._typeahead.release(token)
+
+    def _replay(self, event: events.Key) -> None:
+        self.app.post_message(event)
+
+    def on_key(self, event: events.Key) -> None:
+        if self._typeahead.take(event):
+            event.stop()
+            event.prevent_default()
 
     @property
     def current(self) -> RawMessageRecord | None:
@@ -494,24 +552,32 @@ class RawLogView(LineView, can_focus=True):
         start = self._starts[self.cursor]
         end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
         height = self.scrollable_content_region.height or self.size.height
-        if start < self.scroll_y or end - start > height:
+        if self._landing and self.preface and (self.cursor == 0 or end <= height):
+            self.scroll_to(y=0, animate=False)  # the summary and the cursor's message
+        elif self._upper:  # jumped to: a quarter down, what came just before above it
+            self.scroll_to(y=max(0, start - height // 4), animate=False)
+        elif start < self.scroll_y or end - start > height:
             self.scroll_to(y=start, animate=animate)
         elif end > self.scroll_y + height:
             self.scroll_to(y=end - height, animate=animate)
         self.refresh()
 
     def select_sequence(self, sequence: int) -> bool:
-        """Move the cursor to a sequence on this page; False when it is not here."""
+        """Move the cursor to a sequence on this page, a quarter down the view (a jump);
+        False when it is not here."""
         for index, record in enumerate(self.records):
             if record.sequence == sequence:
                 self.cursor = index
+                self._upper = True
                 self._scroll_to_cursor(animate=False)
+                self._upper = self._cursor_scroll_pending  # still placed once laid out
                 return True
         return False
 
     def action_cursor(self, step: int) -> None:
         if self.records:
             self.cursor = max(0, min(len(self.records) - 1, self.cursor + step))
+            self._landing = self._upper = False
             self._scroll_to_cursor()
 
     def action_toggle_reasoning(self) -> None:

@@ -1,0 +1,163 @@
+"""Benchmarks the subcommands on a warm index, each in a fresh process, side by side (issue 29).
+
+For each command (``search`` for a rare, a common and a two-word query, ``usage --by day``
+and ``--by model``) it times, in one run, interleaved round by round:
+
+- ``fast``: the command as shipped (an unchanged store's index is read with no SQL storage
+  loaded, :mod:`zett_browser.index.fresh`);
+- ``full``: the same command forced down the full path (storage opened, sync asked; the
+  fast-path check patched out in the process, nothing else changed);
+- ``floor``: a Python + sqlite3 script running the same query on the same index file;
+- ``rg``: ripgrep over a JSONL dump of the store's messages (search only, when ``rg`` is
+  installed; the dump is made once, its time not counted).
+
+The index is built first in a directory of this run (hermetic; its cold build time is
+printed). Figures are wall milliseconds, min / median / max over ``--rounds`` processes,
+with the machine's load average beside them.
+
+    python benchmarks/cli_bench.py [--store PATH] [--rounds 9] [--markdown FILE]
+
+Without ``--store`` it uses the cached 1M store of ``benchmarks/run.py`` when present,
+else a demo store written into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+BIG = Path.home() / ".cache" / "zett-browser-bench" / "1M.sqlite3"
+FULL = (
+    "import sys, zett_browser.cli.index as c; c.fresh_index = lambda *a: None\n"
+    "from zett_browser.__main__ import main\nraise SystemExit(main(sys.argv[1:]))"
+)
+FLOOR_SEARCH = (
+    "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\n"
+    "rows = db.execute('SELECT d.session_id, d.sequence, d.kind FROM fts JOIN docs d ON d.id = fts.rowid"
+    " WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT 21', (sys.argv[2],)).fetchall()\nprint(len(rows))"
+)
+FLOOR_USAGE = (
+    "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\n"
+    "print(db.execute('SELECT day, total(input), total(output), total(cost_picos) FROM usage_days"
+    " GROUP BY day ORDER BY day').fetchall()[:1])"
+)
+SEARCHES = {"rare word": "idempotency", "common word": "the", "two words": "payment retry"}
+
+
+def _wall(command: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = (time.perf_counter() - started) * 1000
+    if done.returncode not in ok:
+        raise RuntimeError(f"{command[:4]} exited {done.returncode}: {done.stderr[-500:]}")
+    return wall
+
+
+def _store(given: Path | None, work: Path) -> Path:
+    if given is not None:
+        return given
+    if BIG.exists():
+        return BIG
+    from zett_browser.demo.store import build_demo_store
+
+    path = work / "demo.sqlite3"
+    asyncio.run(build_demo_store(path))
+    return path
+
+
+def _dump(store: Path, target: Path) -> None:
+    """The store's messages as JSON lines (ripgrep's input), read-only."""
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        with target.open("w", encoding="utf-8") as out:
+            for session_id, sequence, text in db.execute("SELECT session_id, sequence, message_json FROM raw_messages"):
+                out.write(json.dumps({"session_id": session_id, "sequence": sequence, "message": text}) + "\n")
+    finally:
+        db.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    args = parser.parse_args()
+    python = sys.executable
+    with tempfile.TemporaryDirectory(prefix="zett-cli-bench-") as temp:
+        work = Path(temp)
+        store = _store(args.store, work)
+        index_dir = work / "index"
+        started = time.perf_counter()
+        subprocess.run([python, "-m", "zett_browser", "index", str(store), "--index-dir", str(index_dir)], check=True)
+        build = time.perf_counter() - started
+        index_file = next(index_dir.glob("*.sqlite3"))
+        rg = shutil.which("rg")
+        dump = work / "messages.jsonl"
+        if rg is not None:
+            _dump(store, dump)
+        cases: dict[str, dict[str, list[str]]] = {}
+        for name, query in SEARCHES.items():
+            cli = ["search", str(store), query, "--index-dir", str(index_dir)]
+            words = " ".join(f'"{word}"' for word in query.split())
+            case = {
+                "fast": [python, "-m", "zett_browser", *cli],
+                "full": [python, "-c", FULL, *cli],
+                "floor": [python, "-c", FLOOR_SEARCH, str(index_file), words],
+            }
+            if rg is not None:
+                case["rg"] = [rg, "-i", "-m", "20", "-w", query.split()[0], str(dump)]
+            cases[f"search, {name}"] = case
+        for by in ("day", "model"):
+            cli = ["usage", str(store), "--by", by, "--index-dir", str(index_dir)]
+            cases[f"usage --by {by}"] = {
+                "fast": [python, "-m", "zett_browser", *cli],
+                "full": [python, "-c", FULL, *cli],
+                "floor": [python, "-c", FLOOR_USAGE, str(index_file)],
+            }
+        cases["interpreter alone"] = {"floor": [python, "-c", "pass"]}
+        figures: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.rounds):  # interleaved: each round runs every variant once
+            for case, variants in cases.items():
+                for variant, command in variants.items():
+                    figures.setdefault((case, variant), []).append(_wall(command))
+        load = os.getloadavg()
+    lines = [
+        f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB); index built cold in {build:.1f} s;"
+        f" {args.rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
+        "",
+        "| command | fast (shipped) | full path | floor (python + sqlite3) | ripgrep over JSONL | fast / floor |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def cell(case: str, variant: str) -> str:
+        values = figures.get((case, variant))
+        if not values:
+            return "–"
+        return f"{min(values):.0f} / {statistics.median(values):.0f} / {max(values):.0f} ms"
+
+    for case in cases:
+        fast, floor = figures.get((case, "fast")), figures.get((case, "floor"))
+        ratio = f"{statistics.median(fast) / statistics.median(floor):.2f}×" if fast and floor else "–"
+        row = [cell(case, variant) for variant in ("fast", "full", "floor", "rg")]
+        lines.append(f"| {case} | " + " | ".join(row) + f" | {ratio} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown is not None:
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
