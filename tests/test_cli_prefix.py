@@ -127,4 +127,4 @@ def test_usage_by_session_nests_children_under_their_parent_with_labels(
     assert run_command([*argv, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [row["key"] for row in document["rows"]][:1] == [BOSS]
-    assert {row["name"] for row in document["rows"][1:4]} == {kid.strip().removeprefix("↳ ") for kid in kids}
+    assert {row["label"] for row in document["rows"][1:4]} == {kid.strip() for kid in kids}
