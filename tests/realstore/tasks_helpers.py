@@ -56,11 +56,33 @@ def _rename(path: Path, ids: dict[str, str]) -> None:
         connection.commit()
 
 
+def _renumber_calls(connection: sqlite3.Connection) -> None:
+    """Name the task session's tool calls after the row that made them (``call_r12_0``).
+
+    The runtime numbers calls by its step counter, and how often the scripted model polled a
+    background task before it finished depends on the machine's speed: the same visible rows
+    got ``call_tasks_5_0`` in one run and ``call_tasks_6_0`` in another."""
+    rows = connection.execute(
+        "SELECT sequence, message_json FROM raw_messages WHERE session_id = ? ORDER BY sequence", (TASKS,)
+    ).fetchall()
+    names: dict[str, str] = {}
+    for sequence, text in rows:
+        for found in re.findall(r"call_tasks_\d+_\d+", text or ""):
+            names.setdefault(found, f"call_r{sequence}_{found.rsplit('_', 1)[1]}")
+    for old, new in names.items():
+        for column in ("message_json", "content"):
+            connection.execute(
+                f"UPDATE raw_messages SET {column} = replace({column}, ?, ?) WHERE session_id = ?",  # noqa: S608
+                (old, new, TASKS),
+            )
+
+
 def steady(stores: RealStores, target: Path, home: Path) -> tuple[Path, Path]:
     """main.sqlite3 (and a HOME with the children) made the same every run, for snapshots.
 
     The runtime's child ids are random and its clock is the wall clock: ids become fixed
-    ones, request ids numbered in order, times a fixed sequence, elapsed seconds and durations fixed values.
+    ones, request ids numbered in order, call ids named after their row, times a fixed
+    sequence, elapsed seconds and durations fixed values.
     """
     ids = {old: f"01a245fb-0000-7000-8000-{n:012d}" for n, old in enumerate(child_ids(stores.main), 1)}
     shutil.copy(stores.main, target)
@@ -87,6 +109,7 @@ def steady(stores: RealStores, target: Path, home: Path) -> tuple[Path, Path]:
                 "UPDATE raw_messages SET request_id = ? WHERE request_id = ?",
                 (f"01a245fb-0000-7000-9000-{number:012d}", request_id),
             )
+        _renumber_calls(connection)
         rows = connection.execute("SELECT id, message_json FROM raw_messages WHERE tool_name LIKE 'task%'").fetchall()
         for row_id, text in rows:
             fixed = re.sub(r'(\\"elapsed_seconds\\": )[0-9.]+', r"\g<1>1.0", text)

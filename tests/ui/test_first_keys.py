@@ -101,19 +101,19 @@ async def test_a_key_is_answered_between_the_steps_that_finish_a_page(
         cursor = view.action_cursor
 
         def moved(step: int) -> None:
-            answered.append((view._next, len(view.records)))  # noqa: SLF001
+            answered.append((view._layout.next, len(view.records)))  # noqa: SLF001
             cursor(step)
 
         monkeypatch.setattr(view, "action_cursor", moved)
         # Keys posted as the terminal driver posts them (Pilot's press waits until the app is idle).
         app.post_message(events.Key("n", "n"))
         # Wait for the new page's first step, then press a key while the rest is being wrapped.
-        await until(lambda: bool(steps) and sequences(app)[:1] == [51] and view._next < len(view.records))  # noqa: SLF001
+        await until(lambda: bool(steps) and sequences(app)[:1] == [51] and view._layout.next < len(view.records))  # noqa: SLF001
         app.post_message(events.Key("j", "j"))
         await until(lambda: bool(answered))
         await settle(pilot)
         assert answered and answered[0][0] < answered[0][1], f"the key waited for the whole page: {answered}"
-        assert view._next == len(view.records), "the page is finished after all"  # noqa: SLF001
+        assert view._layout.next == len(view.records), "the page is finished after all"  # noqa: SLF001
 
 
 async def test_a_session_opened_at_start_gets_the_roots_from_the_warm_start(tmp_path: Path) -> None:

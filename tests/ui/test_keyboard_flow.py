@@ -29,7 +29,7 @@ def main_of(app: object) -> tuple[MainScreen, RawLogView]:
 
 def cursor_row(view: RawLogView) -> int:
     """The row of the view the cursor's message starts on (negative: above the view)."""
-    return int(view._starts[view.cursor] - view.scroll_y)  # noqa: SLF001
+    return int(view._layout.starts[view.cursor] - view.scroll_y)  # noqa: SLF001
 
 
 def in_upper_half(view: RawLogView) -> bool:

@@ -140,7 +140,7 @@ async def test_seq_at_start_puts_the_message_on_screen(tmp_path: Path) -> None:
         await settle(pilot)
         view = app.screen.query_one(RawLogView)
         assert view.current is not None and view.current.sequence == 96
-        start = view._starts[view.cursor]
+        start = view._layout.starts[view.cursor]
         height = view.scrollable_content_region.height
         assert view.scroll_y <= start < view.scroll_y + height, (view.scroll_y, start, height)
 
@@ -255,7 +255,7 @@ async def test_the_cursor_stays_on_screen_when_the_raw_log_is_wrapped_anew(tmp_p
 
     def cursor_shown(view: RawLogView) -> bool:
         assert view.current is not None and view.current.sequence == 15
-        start = view._starts[view.cursor]  # noqa: SLF001
+        start = view._layout.starts[view.cursor]  # noqa: SLF001
         return view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
 
     async with app.run_test(size=(160, 60)) as pilot:

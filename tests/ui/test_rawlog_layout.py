@@ -152,13 +152,13 @@ async def test_a_page_shown_at_its_end_wraps_what_is_on_screen_first(monkeypatch
         view._wrapped.clear()  # as for a page never seen
         view.show_page(records, select_sequence=100)
         assert len(wrapped) < 40 and min(wrapped) > 60, "only the records near the cursor"
-        assert view._head > 0
+        assert view._layout.head > 0
         on_screen: list[float] = []
         for _ in range(200):
             await pilot.pause(0.01)
-            start = view._starts[view.cursor]
+            start = view._layout.starts[view.cursor]
             on_screen.append(start - view.scroll_y)
-            if not view._head and view._next == len(records):
+            if not view._layout.head and view._layout.next == len(records):
                 break
         else:
             raise AssertionError("the page was never wrapped whole")
@@ -177,19 +177,19 @@ async def test_moving_up_into_records_not_wrapped_yet_wraps_them_first() -> None
         view = app.query_one(RawLogView)
         view.show_page(records, select_sequence=100)
         view.hold()  # nothing more is wrapped in the background
-        head = view._head
+        head = view._layout.head
         assert head > 0
         view.cursor = head - 1
         view._scroll_to_cursor(animate=False)
-        assert view._head < head
-        start = view._starts[view.cursor]
-        assert f"#{head} user" in view._lines[start].text, "the cursor's record shows its lines"
+        assert view._layout.head < head
+        start = view._layout.starts[view.cursor]
+        assert f"#{head} user" in view._layout.lines[start].text, "the cursor's record shows its lines"
         await pilot.pause()
         assert view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
 
 
 def cursor_on_screen(view: RawLogView) -> bool:
-    start = view._starts[view.cursor]
+    start = view._layout.starts[view.cursor]
     return view.scroll_y <= start < view.scroll_y + view.scrollable_content_region.height
 
 
@@ -206,7 +206,7 @@ async def test_cards_that_come_before_the_first_scroll_leave_the_cursor_on_scree
         await pilot.pause()
         await pilot.pause()
         assert view.current is not None and view.current.sequence == 30
-        assert cursor_on_screen(view), (view.scroll_y, view._starts[view.cursor])
+        assert cursor_on_screen(view), (view.scroll_y, view._layout.starts[view.cursor])
         assert "card line 7" in page_text(view)
 
 
@@ -219,14 +219,14 @@ async def test_cards_keep_what_the_reader_sees_in_place() -> None:
         view = app.query_one(RawLogView)
         view.show_page(records, select_sequence=20)
         await pilot.pause()
-        offset = view._starts[view.cursor] - view.scroll_y
+        offset = view._layout.starts[view.cursor] - view.scroll_y
         view.show_cards({3: [Text("card under three"), Text("and its second line")]})
         await pilot.pause()
-        assert view._starts[view.cursor] - view.scroll_y == offset
+        assert view._layout.starts[view.cursor] - view.scroll_y == offset
 
-        view.scroll_to(y=view._starts[30], animate=False, immediate=True)  # the reader scrolled down
+        view.scroll_to(y=view._layout.starts[30], animate=False, immediate=True)  # the reader scrolled down
         await pilot.pause()
         assert not cursor_on_screen(view)
         view.show_cards({3: [Text("card under three")], 25: [Text(f"card {n}") for n in range(5)]})
         await pilot.pause()
-        assert view.scroll_y == view._starts[30], "the record at the top stays at the top"
+        assert view.scroll_y == view._layout.starts[30], "the record at the top stays at the top"

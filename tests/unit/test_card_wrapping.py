@@ -7,14 +7,14 @@ from rich.console import Console
 from rich.text import Text
 
 from zett_browser.widgets.cards import BAR, elsewhere_lines
-from zett_browser.widgets.rawlog import _card_strips
+from zett_browser.widgets.pagelayout import card_strips
 
 
 def test_every_wrapped_line_of_a_card_keeps_its_bar() -> None:
     console = Console(width=60, color_system=None)
     lines = elsewhere_lines("01a2472a-c47b-7287-99de-3519b2555795", "~/.zett-agent/sessions.sqlite3")
     error = Text(BAR).append("error: RuntimeError: scripted child failure: the index is corrupt and more")
-    strips = [strip for text in [*lines, error] for strip in _card_strips(text, console, 50)]
+    strips = [strip for text in [*lines, error] for strip in card_strips(text, console, 50)]
     texts = ["".join(segment.text for segment in strip) for strip in strips]
     assert len(texts) > len(lines) + 1  # something did wrap
     assert all(text.startswith(BAR) for text in texts), texts
@@ -25,5 +25,5 @@ def test_every_wrapped_line_of_a_card_keeps_its_bar() -> None:
 
 def test_a_line_without_a_bar_wraps_as_it_is() -> None:
     console = Console(width=60, color_system=None)
-    strips = _card_strips(Text("x " * 40), console, 30)
+    strips = card_strips(Text("x " * 40), console, 30)
     assert len(strips) > 1

@@ -13,9 +13,7 @@ import asyncio
 import bisect
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -28,8 +26,8 @@ from ..keymap import bindings
 from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
-from .cards import BAR
 from .linestyle import LineView
+from .pagelayout import BLANK, ESTIMATED_LINES, PageLayout, Wrapped, card_strips
 from .render import RenderOptions, render_record, style_of
 from .textual_compat import set_scroll_range
 from .typeahead import TypeAhead
@@ -47,48 +45,8 @@ FINISH_STEP_S = 0.004
 #: ``select`` and they run.
 FINISH_GAP_S = 0.0005
 #: Lines a record not wrapped yet counts for (blank lines above the first screen).
-ESTIMATED_LINES = 4
-_BLANK = Strip.blank(0)
 #: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
 HOLD_LIMIT_S = 5.0
-
-
-def _card_strips(text: Text, console: Console, width: int) -> list[Strip]:
-    """A card line wrapped under its own bar: every continuation line keeps the ``┃``."""
-    if not text.plain.startswith(BAR) or width <= len(BAR) + 8:
-        return [
-            Strip(segments) for segments in console.render_lines(text, console.options.update_width(width), pad=False)
-        ]
-    bar = text[: len(BAR)]
-    bar_segments = list(bar.render(console))
-    body = text[len(BAR) :]
-    options = console.options.update_width(width - len(BAR))
-    return [Strip([*bar_segments, *segments]) for segments in console.render_lines(body, options, pad=False)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Wrapped:
-    """One record's wrapped lines and what they were wrapped from."""
-
-    record: RawMessageRecord
-    #: (width, reasoning shown, compacted) the lines were wrapped with.
-    shape: tuple[int, bool, bool]
-    cards: Sequence[Text]
-    strips: tuple[Strip, ...]
-    context: RequestContext | None = None
-
-    def fits(
-        self, record: RawMessageRecord, shape: tuple[int, bool, bool], cards: Sequence[Text], context: object
-    ) -> bool:
-        """The lines show ``record`` this way: the same row, shape, context and cards."""
-        return (
-            self.shape == shape
-            and self.context == context
-            and self.record == record
-            and self.record.problems == record.problems
-            and len(self.cards) == len(cards)
-            and all(a == b and a.style == b.style for a, b in zip(self.cards, cards, strict=True))
-        )
 
 
 class RawLogView(LineView, can_focus=True):
@@ -147,15 +105,10 @@ class RawLogView(LineView, can_focus=True):
         self.preface: list[Text] = []
         #: Already safe lines shown under a record (delegation cards), by sequence.
         self.cards: dict[int, list[Text]] = {}
-        self._lines: list[Strip] = []
-        self._owner: list[int] = []
-        self._starts: list[int] = []
+        #: The page's lines, which record owns each, and how far it is wrapped (see :mod:`.pagelayout`).
+        self._layout = PageLayout(self._record_lines)
         self._width = 0
-        #: Index of the first record not wrapped yet, and the layout's generation.
-        self._next = 0
-        #: Records before this one are not wrapped yet either: each shows ESTIMATED_LINES
-        #: blank lines (a page laid out with its cursor far down, e.g. at its end).
-        self._head = 0
+        #: The layout's generation (a wrap step of an older layout does nothing).
         self._generation = 0
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
@@ -172,7 +125,7 @@ class RawLogView(LineView, can_focus=True):
         #: Each record's wrapped lines, by (session, sequence), kept while the record is
         #: on the page: a page shown again (a followed session's new rows, cards added)
         #: wraps only the records that are new or changed.
-        self._wrapped: dict[tuple[str, int], _Wrapped] = {}
+        self._wrapped: dict[tuple[str, int], Wrapped] = {}
         #: What the rows around each record tell (request starts, repeated system rows…).
         self.tracker = RequestTracker()
         self.contexts: list[RequestContext] = []
@@ -242,7 +195,7 @@ class RawLogView(LineView, can_focus=True):
     def _last_under_preface(self) -> int:
         """The last record that shows whole under the preface in the view (0: none does)."""
         height = self.scrollable_content_region.height or self.size.height
-        line = self._starts[0] if self._starts else 0
+        line = self._layout.starts[0] if self._layout.starts else 0
         for position in range(len(self.records)):
             line += len(self._record_lines(position)[0])
             if line > height:
@@ -288,63 +241,37 @@ class RawLogView(LineView, can_focus=True):
         width = max(20, self.scrollable_content_region.width or self.size.width or 80)
         self._width = width
         self._generation += 1
-        self._lines, self._owner, self._starts = [], [], []
-        self._next = 0
-        self._head = 0
+        self._layout.reset(len(self.records))
         on_page = {(record.session_id, record.sequence) for record in self.records}
         self._wrapped = {key: wrapped for key, wrapped in self._wrapped.items() if key in on_page}
         self._render_preface(width)
         if not self.records:
             if not self.preface:
-                self._lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-                self._owner.append(-1)
+                self._layout.lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
+                self._layout.owner.append(-1)
         else:
             height = self.scrollable_content_region.height or self.size.height or 50
-            self._head = self._head_above(self.cursor, 2 * height)
-            for position in range(self._head):
-                self._starts.append(len(self._lines))
-                self._lines.extend([_BLANK] * ESTIMATED_LINES)
-                self._owner.extend([position] * ESTIMATED_LINES)
-            self._next = self._head
+            self._layout.place_head(self._layout.head_above(self.cursor, 2 * height))
             self._render_through(self.cursor)
-            while self._next < len(self.records) and len(self._lines) < self._starts[self.cursor] + 2 * height:
-                self._render_through(self._next)
-            if self._next < len(self.records) or self._head:
+            layout = self._layout
+            while layout.next < len(self.records) and len(layout.lines) < layout.starts[self.cursor] + 2 * height:
+                self._render_through(layout.next)
+            if layout.pending:
                 self.call_after_refresh(self._finish, self._generation)
-        self._painted = len(self._lines)
+        self._painted = len(self._layout.lines)
         self._update_virtual_size()
         self.refresh()
-
-    def _head_above(self, index: int, lines: int) -> int:
-        """The first record to wrap at once so ``lines`` lines above ``index`` are real."""
-        head, above = index, 0
-        while head > 0 and above < lines:
-            head -= 1
-            above += len(self._record_lines(head)[0])
-        return head
 
     def _render_preface(self, width: int) -> None:
         console = self.app.console
         options = console.options.update_width(width - 1)
         for text in self.preface:
             for segments in console.render_lines(text, options, pad=False):
-                self._lines.append(Strip(segments))
-                self._owner.append(-1)
+                self._layout.lines.append(Strip(segments))
+                self._layout.owner.append(-1)
         if self.preface:
-            self._lines.append(Strip.blank(0))
-            self._owner.append(-1)
-
-    def _render_through(self, index: int) -> None:
-        """Wrap records up to ``index`` (inclusive) that are not wrapped yet."""
-        if index < self._next:
-            return
-        lines, owner, starts = self._lines, self._owner, self._starts
-        for position in range(self._next, min(index + 1, len(self.records))):
-            starts.append(len(lines))
-            record_lines, record_owner = self._record_lines(position)
-            lines.extend(record_lines)
-            owner.extend(record_owner)
-            self._next = position + 1
+            self._layout.lines.append(Strip.blank(0))
+            self._layout.owner.append(-1)
 
     def _record_lines(self, position: int) -> tuple[list[Strip], list[int]]:
         """The lines of record ``position`` (its boundary rule too) and who owns each."""
@@ -363,40 +290,23 @@ class RawLogView(LineView, can_focus=True):
                 Strip(segments)
                 for text in render_record(record, render, context)
                 for segments in console.render_lines(text, options, pad=False)
-            ) + tuple(strip for text in cards for strip in _card_strips(text, console, width - 1))
-            wrapped = self._wrapped[key] = _Wrapped(record, shape, tuple(cards), strips, context)
-        lines = [*wrapped.strips, _BLANK]
+            ) + tuple(strip for text in cards for strip in card_strips(text, console, width - 1))
+            wrapped = self._wrapped[key] = Wrapped(record, shape, tuple(cards), strips, context)
+        lines = [*wrapped.strips, BLANK]
         owner = [position] * len(lines)
         marker = self.boundaries.get(record.sequence)
         if marker:
             rule = Text(f"── {marker} ".ljust(width - 1, "─"), style=style_of("boundary"))
-            lines += [Strip(list(rule.render(console))), _BLANK]
+            lines += [Strip(list(rule.render(console))), BLANK]
             owner += [-1, -1]
         return lines, owner
 
     def _render_head(self, first: int) -> None:
         """Wrap the records from ``first`` up to the head (they showed blank lines so far);
         the lines below move by the difference, and so does the view when they are above it."""
-        head = self._head
-        if first >= head:
+        if first >= self._layout.head:
             return
-        lines: list[Strip] = []
-        owner: list[int] = []
-        starts: list[int] = []
-        top = self._starts[first]
-        for position in range(first, head):
-            starts.append(top + len(lines))
-            record_lines, record_owner = self._record_lines(position)
-            lines.extend(record_lines)
-            owner.extend(record_owner)
-        end = self._starts[head]
-        delta = len(lines) - (end - top)
-        self._lines[top:end] = lines
-        self._owner[top:end] = owner
-        self._starts[first:head] = starts
-        for position in range(head, len(self._starts)):
-            self._starts[position] += delta
-        self._head = first
+        top, delta = self._layout.render_head(first)
         self._painted += delta
         if delta:
             self._update_virtual_size()
@@ -404,29 +314,32 @@ class RawLogView(LineView, can_focus=True):
                 self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
         self.refresh()
 
+    def _render_through(self, index: int) -> None:
+        self._layout.render_through(index)
+
     def _finish(self, generation: int, *, chunk: int | None = FINISH_CHUNK) -> None:
         """Wrap the rest of the page, a few records at a time (below the first screen, then
         above it), unless another page (or layout) replaced it meanwhile; keys pressed in
         between are handled in between."""
-        if generation != self._generation or (self._next >= len(self.records) and not self._head):
+        if generation != self._generation or (self._layout.next >= len(self.records) and not self._layout.head):
             return
         if chunk is None:
             self._render_through(len(self.records) - 1)
             self._render_head(0)
-        elif self._next < len(self.records):
-            last = min(len(self.records) - 1, self._next + chunk - 1)
+        elif self._layout.next < len(self.records):
+            last = min(len(self.records) - 1, self._layout.next + chunk - 1)
             deadline = time.perf_counter() + FINISH_STEP_S
-            self._render_through(self._next)  # at least one record a step
-            while self._next <= last and time.perf_counter() < deadline:
-                self._render_through(self._next)
+            self._render_through(self._layout.next)  # at least one record a step
+            while self._layout.next <= last and time.perf_counter() < deadline:
+                self._render_through(self._layout.next)
         else:
             deadline = time.perf_counter() + FINISH_STEP_S
-            first = self._head - 1  # at least one record a step
-            while first > max(0, self._head - chunk) and time.perf_counter() < deadline:
+            first = self._layout.head - 1  # at least one record a step
+            while first > max(0, self._layout.head - chunk) and time.perf_counter() < deadline:
                 self._record_lines(first - 1)  # wrapped (kept in the cache) to measure the step
                 first -= 1
             self._render_head(first)
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             # Through the event loop, not straight into this widget's queue: a widget
             # handles its queued messages without yielding, so a key that came meanwhile
             # (it reaches this view through the app) would wait for the whole page.
@@ -445,13 +358,13 @@ class RawLogView(LineView, can_focus=True):
 
     def resume(self) -> None:
         """Wrap the rest of this page after all (the page asked for could not be read)."""
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             self.call_later(self._finish, self._generation)
 
     def _update_virtual_size(self) -> None:
         # Records not wrapped yet count as a few lines each until they are.
-        pending = (len(self.records) - self._next) * ESTIMATED_LINES
-        size = Size(self._width, len(self._lines) + pending)
+        pending = (len(self.records) - self._layout.next) * ESTIMATED_LINES
+        size = Size(self._width, len(self._layout.lines) + pending)
         height = self.scrollable_content_region.height
         old = self.virtual_size
         if old.width == size.width and height and min(old.height, size.height) > height:
@@ -471,7 +384,7 @@ class RawLogView(LineView, can_focus=True):
         up off screen (a page opened at ``--seq`` showed other records).
         """
         self.cards = cards
-        if self._cursor_scroll_pending or not self._starts:
+        if self._cursor_scroll_pending or not self._layout.starts:
             self._rebuild()
             self._scroll_to_cursor(animate=False)
             return
@@ -485,23 +398,27 @@ class RawLogView(LineView, can_focus=True):
         the cursor's if any of its lines shows, else the first record shown."""
         top = self.scroll_y
         height = self.scrollable_content_region.height or self.size.height
-        start = self._starts[self.cursor] if self.cursor < len(self._starts) else None
-        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
+        start = self._layout.starts[self.cursor] if self.cursor < len(self._layout.starts) else None
+        end = (
+            self._layout.starts[self.cursor + 1]
+            if self.cursor + 1 < len(self._layout.starts)
+            else len(self._layout.lines)
+        )
         if start is not None and start < top + height and end > top:
             return self.cursor, start - top
-        shown = bisect.bisect_right(self._starts, top) - 1
-        return max(0, shown), self._starts[max(0, shown)] - top
+        shown = bisect.bisect_right(self._layout.starts, top) - 1
+        return max(0, shown), self._layout.starts[max(0, shown)] - top
 
     def _keep_at(self, position: int, offset: float) -> None:
         """Scroll so record ``position`` starts ``offset`` lines below the view's top."""
-        if position < len(self._starts):
-            self.scroll_to(y=max(0, self._starts[position] - offset), animate=False)
+        if position < len(self._layout.starts):
+            self.scroll_to(y=max(0, self._layout.starts[position] - offset), animate=False)
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
-        if self._next < len(self.records) or self._head:
+        if self._layout.next < len(self.records) or self._layout.head:
             self._finish(self._generation, chunk=None)
-        return self._lines
+        return self._layout.lines
 
     def restyle(self) -> None:
         """Lay the page out again with the current styles (the app's theme changed)."""
@@ -519,10 +436,10 @@ class RawLogView(LineView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        if index >= len(self._lines):
+        if index >= len(self._layout.lines):
             return Strip.blank(self.size.width, self.line_style)
-        strip = self._lines[index]
-        owner = self._owner[index]
+        strip = self._layout.lines[index]
+        owner = self._layout.owner[index]
         if owner >= 0 and self.records[owner].sequence <= self.covered_floor():
             strip = strip.apply_style(_DIM)  # summarised in the context the cursor's step had
         if owner == self.cursor and self.records:
@@ -540,17 +457,21 @@ class RawLogView(LineView, can_focus=True):
         return self._covered[1]
 
     def _scroll_to_cursor(self, *, animate: bool = True) -> None:
-        if self.cursor < self._head:  # moved up into records not wrapped yet
+        if self.cursor < self._layout.head:  # moved up into records not wrapped yet
             self._render_head(max(0, self.cursor - FINISH_CHUNK))
-        wrapped = self._next
+        wrapped = self._layout.next
         self._render_through(self.cursor + 1)
-        if self._next != wrapped:
+        if self._layout.next != wrapped:
             self._update_virtual_size()  # the cursor's lines must be reachable before scrolling
-        if not self._starts:
+        if not self._layout.starts:
             self.scroll_to(y=0, animate=False)
             return
-        start = self._starts[self.cursor]
-        end = self._starts[self.cursor + 1] if self.cursor + 1 < len(self._starts) else len(self._lines)
+        start = self._layout.starts[self.cursor]
+        end = (
+            self._layout.starts[self.cursor + 1]
+            if self.cursor + 1 < len(self._layout.starts)
+            else len(self._layout.lines)
+        )
         height = self.scrollable_content_region.height or self.size.height
         if self._landing and self.preface and (self.cursor == 0 or end <= height):
             self.scroll_to(y=0, animate=False)  # the summary and the cursor's message
@@ -607,8 +528,8 @@ class RawLogView(LineView, can_focus=True):
         y = getattr(event, "y", None)
         if isinstance(y, int):
             line = int(self.scroll_y) + y
-            if 0 <= line < len(self._owner) and self._owner[line] >= 0:
-                self.cursor = self._owner[line]
+            if 0 <= line < len(self._layout.owner) and self._layout.owner[line] >= 0:
+                self.cursor = self._layout.owner[line]
                 self.refresh()
 
     def on_focus(self) -> None:
