@@ -72,6 +72,8 @@ def session_labels_of(storage: SQLSessionStorage, session_ids: Sequence[str]) ->
             labels.update(run_async(session_labels(storage, wanted[start : start + MAX_SESSIONS])))
     except Exception:  # noqa: BLE001 - decoration: the id still shows
         return labels
+    finally:
+        run_async(storage.close())  # what the reads opened (-wal/-shm files) goes
     return labels
 
 

@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..index.totals import Delta
 from ..index.usage import totals_from
 from ..index.writer import prepare_raw
+from ..model.records import SessionNode
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import stored_session, stored_snapshots, task_links
 from ..storage.scan import raw_after
+from ..views.labels import distinguish, node_name, sibling, tagged
 
 #: Raw Log rows read per query: big enough to amortise a query, small enough for flat memory.
 PAGE = 200
@@ -129,22 +131,34 @@ class Planner:
         row = await stored_session(self.storage.reader, session_id)
         if row is None:
             raise ExportError(f"no session {session_id!r} in {self.storage.display_name}")
-        node = PlanNode(row)
+        node = PlanNode(row, label=await self._own_label(session_id))
         await self._plan(node)
         return node
+
+    async def _own_label(self, session_id: str) -> str | None:
+        """An untitled session's name as the tree gives it (what its parent asked, or its first prompt)."""
+        found = await self.storage.get_node(session_id)
+        if found is None or found.title:
+            return None
+        return (await self.storage.child_labels(found.parent_session_id, [found])).get(session_id)
 
     async def _children(self, session_id: str) -> tuple[list[str], dict[str, str]]:
         """The delegated sessions of ``session_id`` in creation order, and their labels."""
         ids: list[str] = []
         labels: dict[str, str] = {}
+        nodes: list[SessionNode] = []
         cursor = None
         while True:
             page = await self.storage.list_children(session_id, limit=CHILD_PAGE, cursor=cursor)
             ids.extend(node.session_id for node in page.items)
             if self.subtree:
                 labels.update(await self.storage.child_labels(session_id, list(page.items)))
+                nodes.extend(page.items)
             if page.next_cursor is None:
-                return ids, labels
+                # Children asked the same read the same: a tag tells them apart, as in the tree.
+                named = [replace(node, label_hint=labels.get(node.session_id)) for node in nodes]
+                tags = distinguish([sibling(node) for node in named])
+                return ids, {n.session_id: tagged(node_name(n), tags.get(n.session_id)) for n in named if not n.title}
             cursor = page.next_cursor
 
     async def _plan(self, node: PlanNode) -> None:

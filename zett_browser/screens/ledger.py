@@ -20,6 +20,7 @@ from ..keymap import bindings
 from ..model import RawLogBounds, SessionNode
 from ..model.compaction import CurveColumn, SnapshotMeta
 from ..model.store import BrowsingStore
+from ..views.labels import node_name
 from ..views.ledger import LedgerRow, header, ledger_rows, plot, plot_columns
 from ..widgets.footer import KeyFooter
 from ..widgets.ledger import PLOT_ROWS, CurveView, ledger_line
@@ -61,7 +62,7 @@ class LedgerScreen(Screen[int | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        title = self.session.title or self.session.label_hint or self.session.session_id
+        title = node_name(self.session)  # the one labelling rule
         self.query_one("#ledger-title", Static).update(plain(f"Compaction ledger · {one_line(title, 80)}"))
         self.query_one(VersionList).focus()
         self.reload()

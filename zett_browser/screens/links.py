@@ -22,6 +22,7 @@ from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.export import ExportService
 from ..text import clean
 from ..views.formatting import full_text, join, kind_name, summary_blocks
+from ..views.labels import node_name
 from .calls import Child, NotACall, call_ids, children_of, find_partner
 from .reads import Failed, Services, attempt
 
@@ -189,7 +190,7 @@ class RecordLinks:
         elif self._exporter is None:
             self._notify("This store cannot be exported from here", severity="warning", markup=False)
         elif node is not None:
-            name = node.title or node.label_hint or node.agent_name or node.session_id
+            name = node_name(node)  # the one labelling rule
             from .export import ExportDialog  # a screen's module loads when it first opens
 
             self._push_screen(ExportDialog(self._exporter, node.session_id, name))

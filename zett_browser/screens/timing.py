@@ -23,6 +23,7 @@ from ..keymap import bindings
 from ..model import SessionNode
 from ..model.store import BrowsingStore
 from ..model.timing import ChildSpan, TimingRow
+from ..views.labels import node_name
 from ..views.timing import ASSISTANT, layout
 from ..widgets.footer import KeyFooter
 from ..widgets.line import TextLine
@@ -73,7 +74,7 @@ class TimingScreen(Screen["Chosen | None"]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        label = self.node.title or self.node.label_hint or self.node.session_id
+        label = node_name(self.node)  # the one labelling rule
         self.title = f"Timing · {one_line(label, 60)}"
         self.sub_title = one_line(self.node.session_id, 40)
         self.query_one("#timing-legend", TextLine).show(legend())

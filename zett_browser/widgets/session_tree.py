@@ -112,6 +112,8 @@ class SessionTree(Tree[NodeData]):
         self.tag_book = TagBook()
         #: The session open in the Raw Log (marked in front of its label).
         self.open_id: str | None = None
+        #: Told when tags or names changed (the breadcrumb names sessions the same way).
+        self.names_changed: Callable[[], object] | None = None
 
     def add_sessions(
         self,
@@ -193,6 +195,8 @@ class SessionTree(Tree[NodeData]):
         for child in children:
             if isinstance(child.data, SessionNode) and child.data.session_id in changed:
                 child.set_label(self.label_of(child.data, now))
+        if changed and self.names_changed is not None:
+            self.names_changed()
 
     def set_open(self, session_id: str | None) -> None:
         """Mark ``session_id`` as the session open in the Raw Log (and unmark the one before)."""
@@ -210,6 +214,8 @@ class SessionTree(Tree[NodeData]):
         parents = {id(n.parent): n.parent for n in walk(self.root) if n.parent is not None and _names(n, hints)}
         for parent in parents.values():
             self.retag(parent)
+        if hints and self.names_changed is not None:
+            self.names_changed()
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
