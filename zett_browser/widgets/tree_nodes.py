@@ -118,6 +118,25 @@ def walk(root: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
         stack.extend(node.children)
 
 
+def attached(root: TreeNode[NodeData], node: TreeNode[NodeData]) -> bool:
+    """Whether ``node`` is under ``root`` as it is now (node ids start again after a reload)."""
+    while node.parent is not None:
+        node = node.parent
+    return node is root
+
+
+def find_session(root: TreeNode[NodeData], session_id: str) -> TreeNode[NodeData] | None:
+    """The loaded node of a session under ``root``, if any."""
+    return next((n for n in walk(root) if isinstance(n.data, SessionNode) and n.data.session_id == session_id), None)
+
+
+def child_session(parent: TreeNode[NodeData], session_id: str) -> TreeNode[NodeData] | None:
+    """The child of ``parent`` that holds a session, if any."""
+    return next(
+        (c for c in parent.children if isinstance(c.data, SessionNode) and c.data.session_id == session_id), None
+    )
+
+
 def mark_nodes(
     root: TreeNode[NodeData],
     states: Mapping[str, SessionState],
