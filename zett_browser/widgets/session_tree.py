@@ -1,7 +1,8 @@
 """Provides the session tree: roots newest first, delegated sessions nested, loaded lazily.
 
 The tree holds typed ``SessionNode`` records; it asks its screen for children and for the
-next page of roots with messages, and says which session the user selected.
+next page of roots with messages, and says which session the user selected. Its labels and
+rows are kept by ``tree_labels.TreeLabels``, which children were asked for by ``tree_nodes.ChildLoads``.
 
 Keys follow file managers and lazygit: ``→`` expands a node (loading its children) or, when
 it is open, moves to its first child; ``←`` collapses it or moves to its parent; ``space``
@@ -35,6 +36,7 @@ from .textual_compat import tree_build_lines, tree_toggle
 from .tree_labels import TreeLabels, label_width
 from .tree_nodes import (
     ID_PREFIX,
+    ChildLoads,
     Group,
     More,
     NodeData,
@@ -93,9 +95,8 @@ class SessionTree(Tree[NodeData]):
         #: Session ids still to reveal, root first (see :meth:`reveal`).
         self._reveal: list[str] = []
         self._reveal_nodes: dict[str, SessionNode] = {}
-        self._loaded: set[int] = set()
-        #: Nodes the user opened before their children were read: expanded on arrival.
-        self._expand_on_arrival: set[int] = set()
+        #: Which nodes' children were asked for, and which open when they arrive.
+        self.loads = ChildLoads(self._ask)
         self.orphans: TreeNode[NodeData] | None = None
         #: The active filter (None: the normal tree).
         self.filter: TreeFilter | None = None
@@ -149,10 +150,7 @@ class SessionTree(Tree[NodeData]):
         elif orphans and self.filter is not None and parent is self.orphans and not parent.children:
             parent.remove()  # no orphan matches
             self.orphans = None
-        self._loaded.add(parent.id)
-        if parent.id in self._expand_on_arrival:
-            self._expand_on_arrival.discard(parent.id)
-            parent.expand()
+        self.loads.arrived(parent)
         if self._reveal:
             self._advance_reveal()
 
@@ -174,28 +172,19 @@ class SessionTree(Tree[NodeData]):
         Expanding first and adding the children later would lay the whole tree out twice
         (with thousands of roots loaded, that is most of the cost of opening a node).
         """
-        if node.id in self._expand_on_arrival:
-            self._expand_on_arrival.discard(node.id)  # opened and closed before the children came
-            return
-        if node.allow_expand and not node.is_expanded and node.id not in self._loaded:
-            if self._request_children(node):
-                self._expand_on_arrival.add(node.id)
-                return
-        tree_toggle(self, node)
+        if self.loads.toggle(node):
+            tree_toggle(self, node)
 
     def forget(self, node: TreeNode[NodeData]) -> None:
         """A read of ``node``'s children failed: ask again the next time it is opened."""
-        self._loaded.discard(node.id)
-        self._expand_on_arrival.discard(node.id)
+        self.loads.forget(node)
 
-    def _request_children(self, node: TreeNode[NodeData]) -> bool:
-        """Ask for a node's first page of children; False when it has none to ask for."""
+    def _ask(self, node: TreeNode[NodeData]) -> bool:
+        """Ask the screen for a node's first page of children; False when it has none to ask for."""
         if isinstance(node.data, SessionNode):
-            self._loaded.add(node.id)
             self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
             return True
         if isinstance(node.data, Group):
-            self._loaded.add(node.id)
             self.post_message(self.OrphansWanted(node, None))
             return True
         return False
@@ -203,7 +192,9 @@ class SessionTree(Tree[NodeData]):
     def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
         """Loaded, expanded session nodes (their children are worth refreshing)."""
         return [
-            n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self._loaded
+            n
+            for n in walk(self.root)
+            if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self.loads.loaded
         ]
 
     def merge_sessions(
@@ -265,8 +256,7 @@ class SessionTree(Tree[NodeData]):
     def _reload(self, line: Text | None) -> None:
         """Empty the tree and ask for its roots (and orphans, if the store has any)."""
         self.clear()
-        self._loaded.clear()
-        self._expand_on_arrival.clear()
+        self.loads.clear()
         self._reveal = []
         self.orphans = None
         # The filter's line is the root's label: shown on top, never a session.
@@ -299,7 +289,7 @@ class SessionTree(Tree[NodeData]):
         if node.is_expanded:
             if node.children:
                 self.move_cursor(node.children[0])
-        elif node.id not in self._expand_on_arrival:
+        elif node.id not in self.loads.expand_on_arrival:
             self._toggle_node(node)
 
     def action_collapse_or_parent(self) -> None:
@@ -307,7 +297,7 @@ class SessionTree(Tree[NodeData]):
         node = self.cursor_node
         if node is None:
             return
-        if node.allow_expand and (node.is_expanded or node.id in self._expand_on_arrival):
+        if node.allow_expand and (node.is_expanded or node.id in self.loads.expand_on_arrival):
             self._toggle_node(node)
         elif node.parent is not None and node.parent is not self.root:
             self.move_cursor(node.parent)
@@ -338,11 +328,11 @@ class SessionTree(Tree[NodeData]):
                 self.add_orphan_group()
             parent = self.orphans  # type: ignore[assignment]
         for depth, session_id in enumerate(chain):
-            if parent is not self.root and not self._open_level(parent):
+            if parent is not self.root and not self.loads.open_level(parent):
                 return  # waiting for its children; add_sessions comes back here
             found = child_session(parent, session_id)
             if found is None:
-                if parent is self.root and self.root.id not in self._loaded:
+                if parent is self.root and self.root.id not in self.loads.loaded:
                     return  # the first page of roots is still on its way
                 found = self.labels.place(parent, self._reveal_nodes[session_id])
             if depth == len(chain) - 1:
@@ -356,19 +346,6 @@ class SessionTree(Tree[NodeData]):
                 return
             parent = found
 
-    def _open_level(self, node: TreeNode[NodeData]) -> bool:
-        """Expand ``node`` for a reveal; False while its children are still being read."""
-        if node.id in self._loaded:
-            if not node.is_expanded:
-                node.expand()
-            return node.id not in self._expand_on_arrival
-        if not node.allow_expand:
-            node.allow_expand = True
-        if self._request_children(node):
-            self._expand_on_arrival.add(node.id)
-            return False
-        return True
-
     def _land(self, node: TreeNode[NodeData]) -> None:
         if node.tree is self and (node.parent is None or node.parent.is_expanded):
             self.move_cursor(node)
@@ -376,8 +353,8 @@ class SessionTree(Tree[NodeData]):
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         """A node expanded by code (not by the user's toggle) still loads its children."""
-        if event.node.id not in self._loaded:
-            self._request_children(event.node)
+        if event.node.id not in self.loads.loaded:
+            self.loads.request(event.node)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         node = event.node
