@@ -3,8 +3,9 @@
 A :class:`TreeLabels` belongs to one session tree, which calls it (composition): it holds
 what the tree knows of the sessions shown beyond their rows (usage, how their last request
 ended, the tags that tell colliding siblings apart, the session open in the Raw Log) and
-relabels the nodes that change. Labels themselves are built by ``tree_nodes.node_label``
-from cleaned strings only.
+relabels the nodes that change. Session rows go in through it too (a page, a poll's merge,
+a revealed session), labelled and retagged. Labels themselves are built by
+``tree_nodes.node_label`` from cleaned strings only.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, 
 
 
 class TreeLabels:
-    """The labels of a session tree's nodes: what they show and when they change."""
+    """The labels of a session tree's rows: what they show, when they change, how rows go in."""
 
     def __init__(self, clock: Callable[[], datetime]) -> None:
         #: The tree's clock (labels say how long ago a session was active).
