@@ -68,10 +68,14 @@ def run_keys(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     from zett_browser.widgets.rawlog import RawLogView
 
     async def run_before(pilot: Pilot[None]) -> None:
+        from zett_browser.screens.quiet import QUIET_S
+
         await settle(pilot)
         if keys:
             pilot.app.screen.query_one(RawLogView).focus()
             await pilot.press(*keys)
+            # What waits for the keys to pause (tree states, labels) lands before the picture.
+            await pilot.pause(QUIET_S + 0.2)
             await settle(pilot)
 
     return run_before

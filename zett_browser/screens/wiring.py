@@ -125,7 +125,7 @@ class MainControllers:
         # The breadcrumb names siblings with the tags the tree gives them (one live mapping).
         widgets.breadcrumb.tags = widgets.tree.tag_book.tags
         widgets.breadcrumb.hints = widgets.tree.tag_book.hints
-        widgets.tree.names_changed = widgets.breadcrumb.refresh
+        widgets.tree.labels.names_changed = widgets.breadcrumb.refresh
 
     def start(self) -> None:
         """The screen is mounted: the roots, the session asked for, the index, the search asked for."""

@@ -43,7 +43,6 @@ FINISH_STEP_S = 0.004
 #: reached the terminal only after the last step. Idle for this long, the loop sleeps in
 #: ``select`` and they run.
 FINISH_GAP_S = 0.0005
-#: Lines a record not wrapped yet counts for (blank lines above the first screen).
 #: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
 HOLD_LIMIT_S = 5.0
 

@@ -1,7 +1,8 @@
 """Provides the session tree: roots newest first, delegated sessions nested, loaded lazily.
 
 The tree holds typed ``SessionNode`` records; it asks its screen for children and for the
-next page of roots with messages, and says which session the user selected.
+next page of roots with messages, and says which session the user selected. Its labels and
+rows are kept by ``tree_labels.TreeLabels``, which children were asked for by ``tree_nodes.ChildLoads``.
 
 Keys follow file managers and lazygit: ``→`` expands a node (loading its children) or, when
 it is open, moves to its first child; ``←`` collapses it or moves to its parent; ``space``
@@ -18,11 +19,8 @@ ancestors open by themselves. A first line says how many matched; ``esc`` or
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
-from functools import partial
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.actions import SkipAction
 from textual.binding import Binding
@@ -35,15 +33,18 @@ from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_build_lines, tree_toggle
+from .tree_labels import TreeLabels, label_width
 from .tree_nodes import (
     ID_PREFIX,
+    ChildLoads,
     Group,
     More,
     NodeData,
     TagBook,
     TreeFilter,
-    level_of,
-    mark_nodes,
+    attached,
+    child_session,
+    find_session,
     node_label,
     walk,
 )
@@ -94,9 +95,8 @@ class SessionTree(Tree[NodeData]):
         #: Session ids still to reveal, root first (see :meth:`reveal`).
         self._reveal: list[str] = []
         self._reveal_nodes: dict[str, SessionNode] = {}
-        self._loaded: set[int] = set()
-        #: Nodes the user opened before their children were read: expanded on arrival.
-        self._expand_on_arrival: set[int] = set()
+        #: Which nodes' children were asked for, and which open when they arrive.
+        self.loads = ChildLoads(self._ask)
         self.orphans: TreeNode[NodeData] | None = None
         #: The active filter (None: the normal tree).
         self.filter: TreeFilter | None = None
@@ -104,16 +104,18 @@ class SessionTree(Tree[NodeData]):
         self._has_orphans = False
         #: A move back to the cursor's node is scheduled (after nodes were added above it).
         self._cursor_kept = False
-        #: Usage of the sessions shown (side index), put on their labels.
-        self.usage: dict[str, SessionUsage] = {}
-        #: How the shown sessions' last requests ended, put on their labels.
-        self.states: dict[str, SessionState] = {}
-        #: Tags that tell colliding siblings apart (kept across re-reads: labels stay stable).
-        self.tag_book = TagBook()
-        #: The session open in the Raw Log (marked in front of its label).
-        self.open_id: str | None = None
-        #: Told when tags or names changed (the breadcrumb names sessions the same way).
-        self.names_changed: Callable[[], object] | None = None
+        #: What the labels show besides the session (usage, states, tags, the open mark).
+        self.labels = TreeLabels(lambda: self.clock())
+
+    @property
+    def usage(self) -> dict[str, SessionUsage]:
+        """Usage of the sessions shown (side index), put on their labels."""
+        return self.labels.usage
+
+    @property
+    def tag_book(self) -> TagBook:
+        """Tags that tell colliding siblings apart (kept across re-reads: labels stay stable)."""
+        return self.labels.tag_book
 
     def add_sessions(
         self,
@@ -129,24 +131,13 @@ class SessionTree(Tree[NodeData]):
         ``hints`` labels untitled sessions (session id -> what their parent asked for).
         A session already under ``parent`` (placed there by :meth:`reveal`) is not repeated.
         """
-        if not self._attached(parent):
+        if not attached(self.root, parent):
             return  # a page asked for before the tree was read again (filter applied or cleared)
-        now = self.clock()
         for child in list(parent.children):
             if isinstance(child.data, More):
                 child.remove()
-        present = {child.data.session_id for child in parent.children if isinstance(child.data, SessionNode)}
         before = self.orphans if parent is self.root and self.orphans is not None else None
-        for node in nodes:
-            if node.session_id in present or not self._shown(node):
-                continue
-            node = self.tag_book.known(node)
-            if hints and node.session_id in hints:
-                node = replace(node, label_hint=hints[node.session_id])
-            added = self._add_session(parent, node, now, before)
-            if self.filter is not None and node.child_count and node.session_id not in self.filter.matching:
-                added.expand()  # an ancestor of a match: open it (on_tree_node_expanded reads it)
-        self.retag(parent)
+        self.labels.add_page(parent, [node for node in nodes if self._shown(node)], hints, before, self._opens)
         parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
         if cursor is not None and self.filter is not None:
             # Filtered: follow every page, so each match shows without a "more…" per page.
@@ -159,69 +150,21 @@ class SessionTree(Tree[NodeData]):
         elif orphans and self.filter is not None and parent is self.orphans and not parent.children:
             parent.remove()  # no orphan matches
             self.orphans = None
-        self._loaded.add(parent.id)
-        if parent.id in self._expand_on_arrival:
-            self._expand_on_arrival.discard(parent.id)
-            parent.expand()
+        self.loads.arrived(parent)
         if self._reveal:
             self._advance_reveal()
 
-    def _add_session(
-        self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
-    ) -> TreeNode[NodeData]:
-        label = self.label_of(node, now)
-        if node.child_count:
-            return parent.add(label, data=node, before=before)
-        return parent.add_leaf(label, data=node, before=before)
-
     def label_of(self, node: SessionNode, now: datetime) -> Text:
         """A session's label with what the tree knows of it (usage, state)."""
-        session_id = node.session_id
-        return node_label(
-            node,
-            now,
-            self.usage.get(session_id),
-            self.states.get(session_id),
-            tag=self.tag_book.tags.get(session_id),
-            is_open=session_id == self.open_id,
-        )
-
-    def retag(self, parent: TreeNode[NodeData]) -> None:
-        """Tell ``parent``'s children apart again (after some arrived or were renamed)."""
-        children = [child for child in parent.children if isinstance(child.data, SessionNode)]
-        nodes = [child.data for child in children if isinstance(child.data, SessionNode)]
-        changed = self.tag_book.update(level_of(parent), nodes)
-        now = self.clock()
-        for child in children:
-            if isinstance(child.data, SessionNode) and child.data.session_id in changed:
-                child.set_label(self.label_of(child.data, now))
-        if changed and self.names_changed is not None:
-            self.names_changed()
-
-    def set_open(self, session_id: str | None) -> None:
-        """Mark ``session_id`` as the session open in the Raw Log (and unmark the one before)."""
-        before, self.open_id = self.open_id, session_id
-        now = self.clock()
-        for changed in {before, session_id} - {None}:
-            found = self.find(changed) if changed is not None else None
-            if found is not None and isinstance(found.data, SessionNode):
-                found.set_label(self.label_of(found.data, now))
+        return self.labels.label_of(node, now)
 
     def mark(self, states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
-        self.states.update(states)
-        mark_nodes(self.root, states, hints, partial(self.label_of, now=self.clock()))
-        parents = {id(n.parent): n.parent for n in walk(self.root) if n.parent is not None and _names(n, hints)}
-        for parent in parents.values():
-            self.retag(parent)
-        if hints and self.names_changed is not None:
-            self.names_changed()
+        self.labels.mark(self.root, states, hints)
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""
-        icon = cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else 0
-        label = node.label
-        return icon + (label.cell_len if isinstance(label, Text) else cell_len(str(label)))
+        return label_width(node, self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
 
     def _toggle_node(self, node: TreeNode[NodeData]) -> None:
         """Open a node whose children are not read yet only once they arrive.
@@ -229,28 +172,19 @@ class SessionTree(Tree[NodeData]):
         Expanding first and adding the children later would lay the whole tree out twice
         (with thousands of roots loaded, that is most of the cost of opening a node).
         """
-        if node.id in self._expand_on_arrival:
-            self._expand_on_arrival.discard(node.id)  # opened and closed before the children came
-            return
-        if node.allow_expand and not node.is_expanded and node.id not in self._loaded:
-            if self._request_children(node):
-                self._expand_on_arrival.add(node.id)
-                return
-        tree_toggle(self, node)
+        if self.loads.toggle(node):
+            tree_toggle(self, node)
 
     def forget(self, node: TreeNode[NodeData]) -> None:
         """A read of ``node``'s children failed: ask again the next time it is opened."""
-        self._loaded.discard(node.id)
-        self._expand_on_arrival.discard(node.id)
+        self.loads.forget(node)
 
-    def _request_children(self, node: TreeNode[NodeData]) -> bool:
-        """Ask for a node's first page of children; False when it has none to ask for."""
+    def _ask(self, node: TreeNode[NodeData]) -> bool:
+        """Ask the screen for a node's first page of children; False when it has none to ask for."""
         if isinstance(node.data, SessionNode):
-            self._loaded.add(node.id)
             self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
             return True
         if isinstance(node.data, Group):
-            self._loaded.add(node.id)
             self.post_message(self.OrphansWanted(node, None))
             return True
         return False
@@ -258,7 +192,9 @@ class SessionTree(Tree[NodeData]):
     def expanded_session_nodes(self) -> list[TreeNode[NodeData]]:
         """Loaded, expanded session nodes (their children are worth refreshing)."""
         return [
-            n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self._loaded
+            n
+            for n in walk(self.root)
+            if isinstance(n.data, SessionNode) and n.is_expanded and n.id in self.loads.loaded
         ]
 
     def merge_sessions(
@@ -267,39 +203,9 @@ class SessionTree(Tree[NodeData]):
         """Refresh labels of known sessions and add new ones, keeping the cursor where it is.
 
         Returns the sessions added or changed (their state may have changed too)."""
-        now = self.clock()
-        changed: list[SessionNode] = []
-        known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
         cursor = self.cursor_node
-        added = False
-        for node in nodes:
-            if not self._shown(node):
-                continue
-            existing = known.get(node.session_id)
-            if existing is not None:
-                if isinstance(existing.data, SessionNode) and node.label_hint is None:
-                    node = replace(node, label_hint=existing.data.label_hint)  # a re-read has no hints
-                if existing.data == node:
-                    continue  # unchanged: no new label (a poll re-reads every expanded node)
-                changed.append(node)
-                existing.data = node
-                existing.set_label(self.label_of(node, now))
-                if node.child_count and not existing.allow_expand:
-                    existing.allow_expand = True
-                continue
-            label = self.label_of(node, now)
-            first = next((c for c in parent.children if isinstance(c.data, SessionNode)), None)
-            before = first if newest_first and first is not None else None
-            if before is None and not newest_first:
-                before = next((c for c in parent.children if isinstance(c.data, More)), None)
-            if node.child_count:
-                parent.add(label, data=node, before=before)
-            else:
-                parent.add_leaf(label, data=node, before=before)
-            added = True
-            changed.append(node)
-        if changed:
-            self.retag(parent)
+        shown = [node for node in nodes if self._shown(node)]
+        changed, added = self.labels.merge(parent, shown, newest_first=newest_first)
         if cursor is not None and added and not self._cursor_kept:
             # Line numbers change when nodes are added above: move after the tree re-lays
             # out, once however many parents a poll merged into (it merges every expanded one).
@@ -311,14 +217,12 @@ class SessionTree(Tree[NodeData]):
         self._cursor_kept = False
         self.move_cursor(cursor)
 
-    def _attached(self, node: TreeNode[NodeData]) -> bool:
-        """Whether ``node`` is in the tree as it is now (node ids start again after a reload)."""
-        while node.parent is not None:
-            node = node.parent
-        return node is self.root
-
     def _shown(self, node: SessionNode) -> bool:
         return self.filter is None or node.session_id in self.filter.visible
+
+    def _opens(self, node: SessionNode) -> bool:
+        """Whether an added node opens at once: an ancestor of a match (on_tree_node_expanded reads it)."""
+        return self.filter is not None and bool(node.child_count) and node.session_id not in self.filter.matching
 
     def apply_filter(
         self, matching: set[str] | frozenset[str], visible: set[str] | frozenset[str], description: str
@@ -352,8 +256,7 @@ class SessionTree(Tree[NodeData]):
     def _reload(self, line: Text | None) -> None:
         """Empty the tree and ask for its roots (and orphans, if the store has any)."""
         self.clear()
-        self._loaded.clear()
-        self._expand_on_arrival.clear()
+        self.loads.clear()
         self._reveal = []
         self.orphans = None
         # The filter's line is the root's label: shown on top, never a session.
@@ -376,9 +279,7 @@ class SessionTree(Tree[NodeData]):
 
     def find(self, session_id: str) -> TreeNode[NodeData] | None:
         """The loaded node of a session, if any."""
-        return next(
-            (n for n in walk(self.root) if isinstance(n.data, SessionNode) and n.data.session_id == session_id), None
-        )
+        return find_session(self.root, session_id)
 
     def action_expand_or_child(self) -> None:
         """``→``: open the node (reading its children), or go to its first child when open."""
@@ -388,7 +289,7 @@ class SessionTree(Tree[NodeData]):
         if node.is_expanded:
             if node.children:
                 self.move_cursor(node.children[0])
-        elif node.id not in self._expand_on_arrival:
+        elif node.id not in self.loads.expand_on_arrival:
             self._toggle_node(node)
 
     def action_collapse_or_parent(self) -> None:
@@ -396,7 +297,7 @@ class SessionTree(Tree[NodeData]):
         node = self.cursor_node
         if node is None:
             return
-        if node.allow_expand and (node.is_expanded or node.id in self._expand_on_arrival):
+        if node.allow_expand and (node.is_expanded or node.id in self.loads.expand_on_arrival):
             self._toggle_node(node)
         elif node.parent is not None and node.parent is not self.root:
             self.move_cursor(node.parent)
@@ -409,7 +310,7 @@ class SessionTree(Tree[NodeData]):
         A session on a later page than the one loaded is added under its parent, so it
         is shown at once; the page that holds it does not repeat it.
         """
-        self.set_open(session.session_id)
+        self.labels.set_open(self.root, session.session_id)
         self._reveal = [node.session_id for node in ancestors] + [session.session_id]
         self._reveal_nodes = {node.session_id: node for node in [*ancestors, session]}
         self._advance_reveal()
@@ -427,16 +328,13 @@ class SessionTree(Tree[NodeData]):
                 self.add_orphan_group()
             parent = self.orphans  # type: ignore[assignment]
         for depth, session_id in enumerate(chain):
-            if parent is not self.root and not self._open_level(parent):
+            if parent is not self.root and not self.loads.open_level(parent):
                 return  # waiting for its children; add_sessions comes back here
-            found = next(
-                (c for c in parent.children if isinstance(c.data, SessionNode) and c.data.session_id == session_id),
-                None,
-            )
+            found = child_session(parent, session_id)
             if found is None:
-                if parent is self.root and self.root.id not in self._loaded:
+                if parent is self.root and self.root.id not in self.loads.loaded:
                     return  # the first page of roots is still on its way
-                found = self._place(parent, self._reveal_nodes[session_id])
+                found = self.labels.place(parent, self._reveal_nodes[session_id])
             if depth == len(chain) - 1:
                 self._reveal = []
                 # Land now, so the next frame paints the tree where it ends up (a frame of
@@ -448,26 +346,6 @@ class SessionTree(Tree[NodeData]):
                 return
             parent = found
 
-    def _open_level(self, node: TreeNode[NodeData]) -> bool:
-        """Expand ``node`` for a reveal; False while its children are still being read."""
-        if node.id in self._loaded:
-            if not node.is_expanded:
-                node.expand()
-            return node.id not in self._expand_on_arrival
-        if not node.allow_expand:
-            node.allow_expand = True
-        if self._request_children(node):
-            self._expand_on_arrival.add(node.id)
-            return False
-        return True
-
-    def _place(self, parent: TreeNode[NodeData], node: SessionNode) -> TreeNode[NodeData]:
-        """Put a session that is on a page not loaded yet under ``parent``, before "more…"."""
-        before = next((c for c in parent.children if isinstance(c.data, (More, Group))), None)
-        added = self._add_session(parent, self.tag_book.known(node), self.clock(), before)
-        self.retag(parent)
-        return added
-
     def _land(self, node: TreeNode[NodeData]) -> None:
         if node.tree is self and (node.parent is None or node.parent.is_expanded):
             self.move_cursor(node)
@@ -475,8 +353,8 @@ class SessionTree(Tree[NodeData]):
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         """A node expanded by code (not by the user's toggle) still loads its children."""
-        if event.node.id not in self._loaded:
-            self._request_children(event.node)
+        if event.node.id not in self.loads.loaded:
+            self.loads.request(event.node)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         node = event.node
@@ -489,8 +367,3 @@ class SessionTree(Tree[NodeData]):
                 self.post_message(self.ChildrenWanted(parent, data.parent, data.cursor))
         elif isinstance(data, SessionNode):
             self.post_message(self.SessionChosen(data))
-
-
-def _names(node: TreeNode[NodeData], hints: Mapping[str, str]) -> bool:
-    """Whether ``hints`` names ``node``'s session (its level must be told apart again)."""
-    return isinstance(node.data, SessionNode) and node.data.session_id in hints

@@ -1,4 +1,5 @@
-"""Provides what the session tree holds: node data, the filter, and a session's label.
+"""Provides what the session tree holds: node data, the filter, a session's label, and
+which nodes' children were asked for (:class:`ChildLoads`).
 
 Labels are built from cleaned strings only (``one_line``/``clean``), styled from the theme's
 role table; nothing from the store is parsed as markup.
@@ -116,6 +117,89 @@ def walk(root: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
         node = stack.pop()
         yield node
         stack.extend(node.children)
+
+
+class ChildLoads:
+    """Which nodes' children were asked for, and which nodes open once they arrive.
+
+    ``ask`` asks for a node's first page of children (the tree posts its message) and says
+    False when the node has none to ask for.
+    """
+
+    def __init__(self, ask: Callable[[TreeNode[NodeData]], bool]) -> None:
+        self.ask = ask
+        #: Nodes whose children were asked for (node ids start again after a reload).
+        self.loaded: set[int] = set()
+        #: Nodes the user opened before their children were read: expanded on arrival.
+        self.expand_on_arrival: set[int] = set()
+
+    def request(self, node: TreeNode[NodeData]) -> bool:
+        """Ask for a node's first page of children; False when it has none to ask for."""
+        if self.ask(node):
+            self.loaded.add(node.id)
+            return True
+        return False
+
+    def toggle(self, node: TreeNode[NodeData]) -> bool:
+        """``node`` is toggled: whether it folds or unfolds now (not when its children are
+        asked for first, nor when it is closed again before they came)."""
+        if node.id in self.expand_on_arrival:
+            self.expand_on_arrival.discard(node.id)  # opened and closed before the children came
+            return False
+        if node.allow_expand and not node.is_expanded and node.id not in self.loaded:
+            if self.request(node):
+                self.expand_on_arrival.add(node.id)
+                return False
+        return True
+
+    def open_level(self, node: TreeNode[NodeData]) -> bool:
+        """Expand ``node`` for a reveal; False while its children are still being read."""
+        if node.id in self.loaded:
+            if not node.is_expanded:
+                node.expand()
+            return node.id not in self.expand_on_arrival
+        if not node.allow_expand:
+            node.allow_expand = True
+        if self.request(node):
+            self.expand_on_arrival.add(node.id)
+            return False
+        return True
+
+    def arrived(self, parent: TreeNode[NodeData]) -> None:
+        """A page of ``parent``'s children arrived: open it if the user asked to."""
+        self.loaded.add(parent.id)
+        if parent.id in self.expand_on_arrival:
+            self.expand_on_arrival.discard(parent.id)
+            parent.expand()
+
+    def forget(self, node: TreeNode[NodeData]) -> None:
+        """A read of ``node``'s children failed: ask again the next time it is opened."""
+        self.loaded.discard(node.id)
+        self.expand_on_arrival.discard(node.id)
+
+    def clear(self) -> None:
+        """The tree is read again: nothing is loaded."""
+        self.loaded.clear()
+        self.expand_on_arrival.clear()
+
+
+def attached(root: TreeNode[NodeData], node: TreeNode[NodeData]) -> bool:
+    """Whether ``node`` is under ``root`` as it is now (node ids start again after a reload)."""
+    while node.parent is not None:
+        node = node.parent
+    return node is root
+
+
+def find_session(root: TreeNode[NodeData], session_id: str) -> TreeNode[NodeData] | None:
+    """The loaded node of a session under ``root``, if any."""
+    return next((n for n in walk(root) if isinstance(n.data, SessionNode) and n.data.session_id == session_id), None)
+
+
+def child_session(parent: TreeNode[NodeData], session_id: str) -> TreeNode[NodeData] | None:
+    """The child of ``parent`` that holds a session, if any."""
+    return next(
+        (c for c in parent.children if isinstance(c.data, SessionNode) and c.data.session_id == session_id), None
+    )
 
 
 def mark_nodes(
