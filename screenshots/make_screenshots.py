@@ -74,6 +74,10 @@ async def shoot(
             for _ in range(3):
                 await pilot.pause()
                 await app.workers.wait_for_complete()
+        # What waits for the keys to pause (untitled sessions' names, states) lands first.
+        await pilot.pause(0.8)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         target = HERE / f"{name}.svg"
         target.write_text(app.export_screenshot(title=f"zett-browser — {name}"), encoding="utf-8")
     return target
