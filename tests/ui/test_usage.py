@@ -293,3 +293,25 @@ async def test_timing_pages_cut_inside_steps_keep_every_step_whole(tmp_path: Pat
             (step.sequence, step.tools, step.tool_ns) for step in whole
         ]
         assert [step.sequence for step in seen] == [4, 7, 9, 11, 15, 17, 21]
+
+
+async def test_the_timing_title_never_names_a_session_by_its_id_twice(tmp_path: Path) -> None:
+    """Review case (issue 25): ``Timing · root-2 — root-2`` for a session with no other name."""
+    from dataclasses import replace
+
+    store = priced_store(tmp_path)
+    app = make_app(str(store), session=ROOT, clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.open is not None
+        node = main.open.node
+        app.push_screen(TimingScreen(main.store, node, main.reader))
+        await settle(pilot)
+        assert app.screen.sub_title == node.session_id and node.session_id not in str(app.screen.title)
+        app.pop_screen()
+        await settle(pilot)
+        bare = replace(node, title=None, agent_name=None, label_hint=None)
+        app.push_screen(TimingScreen(main.store, bare, main.reader))
+        await settle(pilot)
+        assert app.screen.sub_title == "" and str(app.screen.title).startswith("Timing · ")

@@ -260,7 +260,7 @@ def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
             if count
         ]
         print(
-            f"{name}: {totals.tool_calls:,} tool calls ({', '.join(ended)}), "
+            f"{name}: {totals.tool_calls:,} tool call{'' if totals.tool_calls == 1 else 's'} ({', '.join(ended)}), "
             f"{totals.refused_steps:,} refused, {totals.cut_off_steps:,} cut off, {totals.compactions:,} compactions, "
             f"{totals.children:,} delegated, measured {totals.measured_ns / 1e9:,.1f} s, wall {wall}"
         )

@@ -76,7 +76,8 @@ class TimingScreen(Screen["Chosen | None"]):
     def on_mount(self) -> None:
         label = node_name(self.node)  # the one labelling rule
         self.title = f"Timing · {one_line(label, 60)}"
-        self.sub_title = one_line(self.node.session_id, 40)
+        named_by_id = self.node.session_id.startswith(label.rstrip("…"))  # no title: not the id twice
+        self.sub_title = "" if named_by_id else one_line(self.node.session_id, 40)
         self.query_one("#timing-legend", TextLine).show(legend())
         self.query_one(TimingView).focus()
         self.load("first")
