@@ -24,7 +24,7 @@ from ..views.requests import RequestContext
 from .plan import PlanNode
 from .redact import Redactor
 from .segments import ExportChoices, RecordContexts, Segment, render_record
-from .story import SummaryNote, SummaryQueue, anchor, brief, session_name, totals_table
+from .story import OpenSummaries, SummaryNote, anchor, brief, session_name, totals_table
 from .walk import SessionHead
 
 STYLE = """
@@ -86,7 +86,7 @@ class HtmlWriter:
         self.contexts: RecordContexts[SessionHead] = RecordContexts()
         self.started = False
         #: Per open session: its summaries not written yet.
-        self.summaries: dict[str, SummaryQueue] = {}
+        self.summaries = OpenSummaries()
 
     def _text(self, value: object) -> str:
         return html.escape(self.redact(clean(value)), quote=True)
@@ -126,7 +126,7 @@ class HtmlWriter:
                 )
                 self.out.write(f"<li>{esc(line)}</li>\n")
             self.out.write("</ul>\n")
-        self.summaries[str(row["id"])] = SummaryQueue(list(head.notes))
+        self.summaries.open(str(row["id"]), head.notes)
 
     def _totals(self, head: SessionHead) -> None:
         assert head.own is not None
@@ -148,8 +148,7 @@ class HtmlWriter:
             self._record(record, context, owner)
 
     def _record(self, record: RawMessageRecord, context: RequestContext, head: SessionHead) -> None:
-        queue = self.summaries.get(record.session_id)
-        for note in queue.before(record.sequence) if queue is not None else ():
+        for note in self.summaries.before(record.session_id, record.sequence):
             self._summary(note)
         parts, segments = render_record(record, self.choices, head.compacted_through, self.redact, context)
         kind = next((role[5:] for _text, role in parts if role.startswith("kind.")), "unknown")
@@ -188,8 +187,7 @@ class HtmlWriter:
     def end_session(self, head: SessionHead) -> None:
         for record, context, owner in self.contexts.flush():
             self._record(record, context, owner)
-        queue = self.summaries.pop(str(head.row["id"]), None)
-        for note in queue.rest() if queue is not None else ():
+        for note in self.summaries.close(str(head.row["id"])):
             self._summary(note)
         self.out.write("</section>\n")
 

@@ -32,7 +32,7 @@ from ..views.requests import RequestContext
 from .plan import PlanNode
 from .redact import Redactor
 from .segments import ExportChoices, RecordContexts, Segment, render_record
-from .story import SummaryNote, SummaryQueue, anchor, brief, session_name, totals_table
+from .story import OpenSummaries, SummaryNote, anchor, brief, session_name, totals_table
 from .walk import SessionHead
 
 #: Characters with a meaning anywhere in a line (GitHub Flavored Markdown, plus $ for math).
@@ -89,7 +89,7 @@ class MarkdownWriter:
         self.redact = redactor
         self.contexts: RecordContexts[SessionHead] = RecordContexts()
         #: Per open session: its summaries not written yet.
-        self.summaries: dict[str, SummaryQueue] = {}
+        self.summaries = OpenSummaries()
 
     def _write(self, text: str) -> None:
         self.out.write(text)
@@ -129,7 +129,7 @@ class MarkdownWriter:
             self._write("- " + literal(clean(line)) + "\n")
         if head.snapshots:
             self._write("\n")
-        self.summaries[str(row["id"])] = SummaryQueue(list(head.notes))
+        self.summaries.open(str(row["id"]), head.notes)
 
     def _totals(self, head: SessionHead) -> None:
         assert head.own is not None
@@ -152,8 +152,7 @@ class MarkdownWriter:
             self._record(record, context, owner)
 
     def _record(self, record: RawMessageRecord, context: RequestContext, head: SessionHead) -> None:
-        queue = self.summaries.get(record.session_id)
-        for note in queue.before(record.sequence) if queue is not None else ():
+        for note in self.summaries.before(record.session_id, record.sequence):
             self._summary(note)
         parts, segments = render_record(record, self.choices, head.compacted_through, self.redact, context)
         level = "#" * min(3 + head.depth, 6)
@@ -186,8 +185,7 @@ class MarkdownWriter:
     def end_session(self, head: SessionHead) -> None:
         for record, context, owner in self.contexts.flush():
             self._record(record, context, owner)
-        queue = self.summaries.pop(str(head.row["id"]), None)
-        for note in queue.rest() if queue is not None else ():
+        for note in self.summaries.close(str(head.row["id"])):
             self._summary(note)
         if head.depth:
             self._write(f"*end of delegated session {literal(clean(head.row['id']))}*\n\n")

@@ -4,7 +4,7 @@
   boundary: version, boundary, when and by what it was made (the inspector's words,
   :attr:`~zett_browser.model.origins.Origin.how`) and the summary's text (untrusted: the
   writers escape it like any store text).
-- :class:`SummaryQueue`: hands out the notes due before a row, so each lands right after
+- :class:`SummaryQueue` (one session) and :class:`OpenSummaries` (every open one): hand out the notes due before a row, so each lands right after
   the row it compacted through.
 - :func:`anchor`: a stable anchor for a session, made only of ASCII letters, digits and
   ``-`` whatever the stored id holds.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,27 @@ class SummaryQueue:
         """The notes not handed out (boundaries at or past the last row)."""
         rest, self._notes = self._notes, []
         return rest
+
+
+class OpenSummaries:
+    """The summaries of the sessions being written (nested sessions are open at once)."""
+
+    def __init__(self) -> None:
+        self._queues: dict[str, SummaryQueue] = {}
+
+    def open(self, session_id: str, notes: Iterable[SummaryNote]) -> None:
+        """A session starts: its notes wait for their boundaries."""
+        self._queues[session_id] = SummaryQueue(list(notes))
+
+    def before(self, session_id: str, sequence: int) -> list[SummaryNote]:
+        """The session's notes whose boundary lies before row ``sequence``."""
+        queue = self._queues.get(session_id)
+        return queue.before(sequence) if queue is not None else []
+
+    def close(self, session_id: str) -> list[SummaryNote]:
+        """The session ends: its notes not handed out yet."""
+        queue = self._queues.pop(session_id, None)
+        return queue.rest() if queue is not None else []
 
 
 def session_name(row: Mapping[str, Any], label: str | None) -> str:
