@@ -4,8 +4,8 @@
   boundary: version, boundary, when and by what it was made (the inspector's words,
   :attr:`~zett_browser.model.origins.Origin.how`) and the summary's text (untrusted: the
   writers escape it like any store text).
-- :class:`SummaryQueue` (one session) and :class:`OpenSummaries` (every open one): hand out the notes due before a row, so each lands right after
-  the row it compacted through.
+- :class:`SummaryQueue` (one session) and :class:`OpenSummaries` (every open one): hand
+  out the notes due before a row, so each lands right after the row it compacted through.
 - :func:`anchor`: a stable anchor for a session, made only of ASCII letters, digits and
   ``-`` whatever the stored id holds.
 - :func:`totals_table` and :func:`brief`: the totals in the words of the app's usage details.
