@@ -262,6 +262,17 @@ def read_meta(db: sqlite3.Connection) -> dict[str, str]:
     return {str(key): str(value) for key, value in db.execute("SELECT key, value FROM meta")}
 
 
+def indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[str, tuple[int, float | None]]:
+    """Indexed last sequence and activity of the given sessions."""
+    found: dict[str, tuple[int, float | None]] = {}
+    for start in range(0, len(session_ids), 500):
+        chunk = session_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT id, last_seq, updated FROM sessions WHERE id IN ({marks})", chunk)
+        found.update((session_id, (last, updated)) for session_id, last, updated in rows)
+    return found
+
+
 def open_checked(path: Path, identity: str, store: Path | None = None) -> sqlite3.Connection:
     """Open the index, rebuilding a file that is corrupt, of another version or store."""
     check_place(path, store)

@@ -117,11 +117,11 @@ def _store_matches(
     ).fetchall()
     if len(active) > MOST_ACTIVE:
         return False
+    known = index_db.indexed_sessions(index, [str(session_id) for session_id, _, _ in active])
     for session_id, updated_at, last_sequence in active:
-        row = index.execute("SELECT last_seq, updated FROM sessions WHERE id = ?", (str(session_id),)).fetchone()
         updated = stored_time(updated_at)
         epoch = updated.timestamp() if isinstance(updated, datetime) else None
-        if row is None or int(last_sequence) != row[0] or epoch != row[1]:
+        if known.get(str(session_id)) != (int(last_sequence), epoch):
             return False
     return True
 

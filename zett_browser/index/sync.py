@@ -274,7 +274,7 @@ class SideIndex:
         meta = await _thread(index_db.read_meta, db)
         since = _parse_time(meta.get("high_water"))
         active = await scan.active_sessions(self.storage.reader, since - MARGIN if since is not None else None)
-        known = await _thread(_indexed_sessions, db, [str(row["id"]) for row in active])
+        known = await _thread(index_db.indexed_sessions, db, [str(row["id"]) for row in active])
         indexed = {session_id: last for session_id, (last, _) in known.items()}
         moved = []
         for row in active:
@@ -386,14 +386,3 @@ def _parse_time(value: str | None) -> datetime | None:
         return datetime.fromisoformat(value).astimezone(UTC) if value else None
     except ValueError:
         return None
-
-
-def _indexed_sessions(db: sqlite3.Connection, session_ids: list[str]) -> dict[str, tuple[int, float | None]]:
-    """Indexed last sequence and activity of the given sessions."""
-    found: dict[str, tuple[int, float | None]] = {}
-    for start in range(0, len(session_ids), 500):
-        chunk = session_ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT id, last_seq, updated FROM sessions WHERE id IN ({marks})", chunk)
-        found.update((session_id, (last, updated)) for session_id, last, updated in rows)
-    return found
