@@ -273,7 +273,7 @@ async def _child_app(store: str, plan: dict[str, Any]) -> dict[str, Any]:
             for _ in range(TURNS):
                 await pilot.press("colon", *str(sequence))
                 samples.setdefault(key.replace("_seq", "_jump"), []).append(
-                    await _key(pilot, watch, _starts_at(first, (sequence - 1) // PAGE * PAGE + 1), "enter")
+                    await _key(pilot, watch, _starts_at(first, _jump_start(sequence, last)), "enter")
                 )
                 await _key(pilot, watch, lambda: first() == 1, "g")
 
@@ -579,6 +579,14 @@ def _headless(results: AppResults, plans: list[Plan], large: str, heavy: Plan, r
 def _echoed(count: int) -> Callable[[str], bool]:
     """The pane shows ``count`` echoed x's."""
     return lambda text: text.count("x") >= count
+
+
+def _jump_start(sequence: int, last: int) -> int:
+    """The first sequence of the page a ``:`` jump to ``sequence`` shows (``paging.jump_page``)."""
+    from zett_browser.views.paging import jump_page
+
+    request = jump_page(sequence, PAGE, 1, last)
+    return 1 if request.start else (request.after or 0) + 1
 
 
 def _shows(first: int, last: int, count: int) -> Callable[[str], bool]:
