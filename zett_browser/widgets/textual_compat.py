@@ -86,6 +86,22 @@ def set_scroll_range(view: ScrollView, size: Size) -> None:
     view._scroll_update(size)
 
 
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Give a scroll view a new virtual size, laying out the screen only when it must.
+
+    When the content overflows the view before and after at the same width, the scrollbar
+    stays and only its range changes (:func:`set_scroll_range`); assigning ``virtual_size``
+    would lay out the whole screen (~20 ms) for nothing, e.g. at every new version while
+    following or at every wrap step of a long page.
+    """
+    old = view.virtual_size
+    height = view.scrollable_content_region.height
+    if old.width == size.width and height and min(old.height, size.height) > height:
+        set_scroll_range(view, size)
+    else:
+        view.virtual_size = size
+
+
 def tree_toggle(tree: Tree[Any], node: Any) -> None:
     """Textual's own expand/collapse of a tree node (what ``Tree`` does on enter/space/click)."""
     Tree._toggle_node(tree, node)
