@@ -33,7 +33,9 @@ def joined(real_stores: RealStores, tmp_path: Path) -> tuple[Path, Path]:
 
 async def test_a_child_written_to_another_store_is_listed_under_its_parent(joined: tuple[Path, Path]) -> None:
     main, children = joined
-    expected = [row[0] for row in rows(children, f"SELECT id FROM agent_sessions WHERE parent_session_id = '{ASYNC}'")]
+    expected = [
+        str(row[0]) for row in rows(children, f"SELECT id FROM agent_sessions WHERE parent_session_id = '{ASYNC}'")
+    ]
     assert len(expected) == 5
     alone = open_store(main)
     both = MultiStore([open_store(main), open_store(children)])
@@ -104,7 +106,9 @@ async def test_roots_merge_newest_first_and_page_each_once(joined: tuple[Path, P
         while page.next_cursor is not None:
             page = await both.list_roots(limit=4, cursor=page.next_cursor)
             everything.extend(page.items)
-        expected_main = [row[0] for row in rows(main, "SELECT id FROM agent_sessions WHERE parent_session_id IS NULL")]
+        expected_main = [
+            str(row[0]) for row in rows(main, "SELECT id FROM agent_sessions WHERE parent_session_id IS NULL")
+        ]
         assert sorted(ids(everything)) == sorted([*expected_main, *("b-" + sid for sid in expected_main)])
         assert len(set(ids(everything))) == len(everything)
         times = [node.updated_at for node in everything]
