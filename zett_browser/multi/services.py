@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..model.export import ExportRequest, ExportService
 from ..model.search import BuildProgress, SearchHit, SearchService
-from ..model.usage import SessionUsage, TreeSort, UsageService
+from ..model.usage import GroupedUsage, SessionUsage, TreeSort, UsageService
 from .store import MultiStore
 
 #: Far in the past: a hit without a time sorts after every dated one.
@@ -233,6 +233,10 @@ class MultiUsage:
         levels = [await service.ordered_children(parent_id, order, 0, offset + limit) for service in self._services]
         return await self._merged(levels, order, offset, limit)
 
+    async def ordered_roots_in(self, index: int, order: TreeSort, offset: int, limit: int) -> list[str]:
+        """One member's roots in ``order`` (the tree grouped by store)."""
+        return await self._services[index].ordered_children(None, order, offset, limit)
+
     async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
         levels = [await service.ordered_orphans(order, 0, offset + limit) for service in self._services]
         orphans: list[list[str]] = []
@@ -270,6 +274,9 @@ if TYPE_CHECKING:  # mypy checks each class against its protocol here
         return service
 
     def _usage(service: MultiUsage) -> UsageService:
+        return service
+
+    def _grouped(service: MultiUsage) -> GroupedUsage:
         return service
 
     def _export(service: MultiExporter) -> ExportService:

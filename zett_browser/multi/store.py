@@ -26,7 +26,7 @@ from ..model import Page, RawLogBounds, RawMessageRecord, SessionCursor, Session
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
 from ..model.origins import Origin
-from ..model.store import BrowsingStore
+from ..model.store import BrowsingStore, GroupedStore
 from ..model.timing import ChildSpan, TimingRow
 from .merge import first_pages, merged_page, newest_activity_first, oldest_first
 
@@ -114,6 +114,16 @@ class MultiStore:
         return None if where is None else self.members[where].name
 
     # -- lists ---------------------------------------------------------------------------
+
+    @property
+    def store_names(self) -> list[str]:
+        """The members' short names, in the order given."""
+        return [member.name for member in self.members]
+
+    async def roots_in(self, index: int, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """One member's roots (the tree grouped by store), named by their store."""
+        page = await self.members[index].store.list_roots(limit=limit, cursor=cursor)
+        return Page(self._learn(index, page.items), page.next_cursor)
 
     async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         async def fetch(member: int, at: SessionCursor | None, size: int) -> Page[SessionNode]:
@@ -375,4 +385,7 @@ class MultiStore:
 if TYPE_CHECKING:  # mypy checks the class against the protocol here
 
     def _check(store: MultiStore) -> BrowsingStore:
+        return store
+
+    def _grouped(store: MultiStore) -> GroupedStore:
         return store

@@ -39,9 +39,11 @@ class More:
 
 @dataclass
 class Group:
-    """A grouping node (the orphans)."""
+    """A grouping node: the orphans, or one of several open stores (its roots under it)."""
 
     name: str
+    #: The store's place among the open stores (None: the orphans).
+    store: int | None = None
 
 
 NodeData = SessionNode | More | Group
