@@ -69,7 +69,10 @@ async def test_a_prefix_names_a_session_of_either_store(tmp_path: Path) -> None:
         open_store(fixture_copy(tmp_path, "agent_run", "b.sqlite3")),
     ]
     # Only the second store holds it.
-    assert await resolve_many(stores, "01a2380a") == "01a2380a-8411-7587-9925-7a4bf47e62e0"
+    assert await resolve_many(stores, "01a2380a-84") == "01a2380a-8411-7587-9925-7a4bf47e62e0"
     # A prefix several sessions start with is named ambiguous, with the candidates.
     with pytest.raises(SessionChoiceError, match="ambiguous"):
         await resolve_many(stores, "0193a5c0")
+    # One id prefix in each store: ambiguous across them, both named.
+    with pytest.raises(SessionChoiceError, match="ambiguous across the stores: .*8583.*8411"):
+        await resolve_many(stores, "01a2380a")
