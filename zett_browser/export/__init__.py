@@ -21,6 +21,7 @@ from .jsondoc import JsonWriter
 from .markdown import MarkdownWriter
 from .redact import Redactor
 from .segments import ExportChoices
+from .source import Source
 from .walk import ExportError, Walk
 
 FORMATS = ("md", "html", "json")
@@ -65,7 +66,7 @@ class ExportReport:
 
 
 async def export_session(
-    storage: SQLSessionStorage, session_id: str, out: TextIO, options: ExportOptions
+    storage: SQLSessionStorage | Source, session_id: str, out: TextIO, options: ExportOptions
 ) -> ExportReport:
     """Write ``session_id`` (with ``options.subtree`` its delegated sessions too) to ``out``.
 

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..model.export import ExportRequest
+from ..model.store import BrowsingStore
 from ..startup.launch import LazyStore, resolve
 from . import ExportOptions, ExportReport
 from .files import describe, export_file
+from .source import Source
 
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage
+
+
+def _options(request: ExportRequest) -> ExportOptions:
+    return ExportOptions(
+        format=request.format,
+        subtree=request.subtree,
+        reasoning=request.reasoning,
+        tool_results=request.tool_results,
+        usage=request.usage,
+        redact=request.redact,
+    )
 
 
 class StoreExporter:
@@ -28,14 +42,7 @@ class StoreExporter:
 
     async def export(self, request: ExportRequest) -> str:
         """Write the file the request names; one line on what was written."""
-        options = ExportOptions(
-            format=request.format,
-            subtree=request.subtree,
-            reasoning=request.reasoning,
-            tool_results=request.tool_results,
-            usage=request.usage,
-            redact=request.redact,
-        )
+        options = _options(request)
         path = request.path.expanduser().absolute()  # the notification says exactly where
         storage = await resolve(self.storage)
 
@@ -44,6 +51,44 @@ class StoreExporter:
                 return await export_file(storage, request.session_id, options, path, force=request.force)
             finally:
                 await storage.release_loop()
+
+        report = await asyncio.to_thread(lambda: asyncio.run(run()))
+        return describe(report, path)
+
+
+class JoinedExporter:
+    """Exports from several stores opened together (an :class:`ExportService`): a subtree
+    follows its delegated sessions into whichever store holds them (:class:`.source.Source`),
+    off the app's loop as :class:`StoreExporter` does.
+
+    Args:
+        joined: The browsing queries over all the stores.
+        locate: Which of ``storages`` holds a session.
+        storages: The stores, in the joined store's order.
+    """
+
+    def __init__(
+        self,
+        joined: BrowsingStore,
+        locate: Callable[[str], Awaitable[int | None]],
+        storages: Sequence[SQLSessionStorage | LazyStore],
+    ) -> None:
+        self.joined = joined
+        self.locate = locate
+        self.storages = list(storages)
+
+    async def export(self, request: ExportRequest) -> str:
+        """Write the file the request names; one line on what was written."""
+        options = _options(request)
+        path = request.path.expanduser().absolute()
+        storages = [await resolve(storage) for storage in self.storages]
+        source = Source(storages, self.joined, self.locate)
+
+        async def run() -> ExportReport:
+            try:
+                return await export_file(source, request.session_id, options, path, force=request.force)
+            finally:
+                await source.release_loop()
 
         report = await asyncio.to_thread(lambda: asyncio.run(run()))
         return describe(report, path)
