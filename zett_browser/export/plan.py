@@ -26,7 +26,7 @@ from typing import Any
 from ..index.totals import Delta
 from ..index.usage import totals_from
 from ..index.writer import prepare_raw
-from ..model.records import SessionNode
+from ..model.records import SessionNode, asked_at
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import stored_session, stored_snapshots, task_links
@@ -160,7 +160,7 @@ class Planner:
             if page.next_cursor is None:
                 # Children asked the same read the same: a tag tells them apart, as in the tree.
                 named = [replace(node, label_hint=labels.get(node.session_id)) for node in nodes]
-                tags = distinguish([sibling(node) for node in named])
+                tags = distinguish([sibling(node, asked_at(labels.get(node.session_id))) for node in named])
                 return ids, {n.session_id: tagged(node_name(n), tags.get(n.session_id)) for n in named if not n.title}
             cursor = page.next_cursor
 
