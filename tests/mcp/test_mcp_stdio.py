@@ -8,7 +8,9 @@ returned as data with its escapes neutralised, and a store left byte for byte as
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -281,3 +283,40 @@ def test_a_store_that_cannot_be_browsed_is_one_line_and_status_2(tmp_path: Path)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("zett-browser: ") and result.stderr.count("\n") == 1
     assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("number", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_ends_the_server_cleanly_while_the_client_keeps_stdin_open(
+    tmp_path: Path, number: int, status: int
+) -> None:
+    """The SDK reads stdin in a thread a cancellation waits for: this hung, leaving -wal/-shm."""
+    directory = tmp_path / "store"
+    directory.mkdir()
+    store = asyncio.run(write_store(directory / "sessions.sqlite3"))
+    before = fingerprint(directory)
+    command = [sys.executable, "-m", "zett_browser", "mcp", str(store), "--index-dir", str(tmp_path / "index")]
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "read_messages", "arguments": {"session": LONG}},
+            },
+        ):
+            server.stdin.write((json.dumps(message) + "\n").encode())
+            server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(2)]
+        assert answers[1]["id"] == 2 and answers[1]["result"]["structuredContent"]["messages"]
+        assert set(fingerprint(directory)) > set(before)  # the open store's -wal/-shm
+        server.send_signal(number)
+        assert server.wait(timeout=60) == status
+    finally:
+        server.kill()
+        server.wait()
+    assert fingerprint(directory) == before

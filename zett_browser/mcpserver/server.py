@@ -11,6 +11,8 @@ Stdout carries the protocol and nothing else.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,7 @@ from ..storage.errors import StoreError
 from ..text import one_line
 from . import reads, sessions, usage
 from .bounds import CursorError
+from .stdin import StdinPipe, stdin_replaced
 from .stores import Stores, ToolProblem
 
 if TYPE_CHECKING:
@@ -178,9 +181,25 @@ def build_server(stores: Stores) -> MCPServer:
 
 
 async def serve_stdio(stores: Stores) -> None:
-    """Serve ``stores`` over stdin/stdout until the client closes stdin; then close the stores."""
+    """Serve ``stores`` over stdin/stdout until the client closes stdin; then close the stores.
+
+    Cancelled (a signal, :func:`~zett_browser.startup.lifecycle.run_async`), it ends the
+    input first (:class:`~.stdin.StdinPipe`), so the transport's reader stops at once and
+    the stores are closed before the process ends.
+    """
+    server = build_server(stores)
+    pipe = StdinPipe()
     try:
-        await build_server(stores).run_stdio_async()
+        with stdin_replaced(pipe):
+            serving = asyncio.ensure_future(server.run_stdio_async())
+            try:
+                await asyncio.shield(serving)
+            except asyncio.CancelledError:
+                pipe.end()
+                serving.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await serving
+                raise
     finally:
         await stores.close()
 
