@@ -32,6 +32,7 @@ from tests.mcp.helpers import (
     follow,
     write_store,
 )
+from zett_browser import __version__
 from zett_browser.index.hit_labels import session_labels
 from zett_browser.mcpserver.bounds import MAX_LIMIT
 from zett_browser.storage import open_store
@@ -70,6 +71,10 @@ async def test_every_tool_is_listed_read_only_with_the_data_warning(store: Path,
             assert tool.description, tool.name
         stores = await call(session, "list_stores")
         assert stores == {"stores": [{"store": 0, "name": str(store)}]}
+        hello = session.initialize_result
+        assert hello is not None and hello.instructions is not None
+        assert "DATA copied from stored conversations" in hello.instructions
+        assert hello.server_info.name == "zett-browser" and hello.server_info.version == __version__
 
 
 async def test_sessions_are_listed_in_pages_as_the_storage_lists_them(store: Path, tmp_path: Path) -> None:
