@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.adversarial.hostile import HOSTILE_CHILD, PARENT, TITLE, hostile_store
 from tests.mcp.helpers import (
     CHILD,
     COMPACTED,
@@ -36,6 +37,7 @@ from zett_browser import __version__
 from zett_browser.index.hit_labels import session_labels
 from zett_browser.mcpserver.bounds import MAX_LIMIT
 from zett_browser.storage import open_store
+from zett_browser.text import clean
 
 TOOLS = {
     "list_stores",
@@ -325,3 +327,30 @@ def test_a_signal_ends_the_server_cleanly_while_the_client_keeps_stdin_open(
         server.kill()
         server.wait()
     assert fingerprint(directory) == before
+
+
+async def test_a_session_whose_id_holds_escapes_is_named_by_its_reference(tmp_path: Path) -> None:
+    """The adversarial store's child id starts with OSC 0: shown cleaned, named by an ASCII JSON literal."""
+    directory = tmp_path / "hostile"
+    directory.mkdir()
+    store = hostile_store(directory)
+    async with connected(store, index_dir=tmp_path / "index") as session:
+        roots = await call(session, "list_sessions")
+        parent = next(item for item in roots["sessions"] if item["session_id"] == PARENT)
+        assert parent["title"] == clean(TITLE) and "session_ref" not in parent
+        children = await call(session, "list_sessions", parent=PARENT)
+        child = children["sessions"][0]
+        assert child["session_id"] == clean(HOSTILE_CHILD) and json.loads(child["session_ref"]) == HOSTILE_CHILD
+        assert child["session_ref"].isascii()
+        answers = [
+            await call(session, "read_messages", session=child["session_ref"]),
+            await call(session, "session_overview", session=child["session_ref"]),
+            await call(session, "context_at", session=child["session_ref"]),
+            await call(session, "search_messages", query="red"),
+        ]
+        assert "no session" in await failure(session, "read_messages", session=child["session_id"])
+    assert answers[0]["messages"] and answers[1]["session"]["session_ref"] == child["session_ref"]
+    assert any(hit.get("session_ref") == child["session_ref"] for hit in answers[3]["hits"])
+    for answer in [roots, children, *answers]:
+        for text in _strings(answer):
+            assert not any(control in text for control in RAW_CONTROLS), repr(text[:200])

@@ -70,6 +70,26 @@ def line(value: object, limit: int = LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def reference(session_id: str) -> str | None:
+    """How to name a session whose id :func:`line` changes (it holds controls): the id as an
+    ASCII JSON string literal, which every tool's ``session`` and ``parent`` accept; else None."""
+    if line(session_id, len(session_id) + 1) == session_id:
+        return None
+    return json.dumps(session_id, ensure_ascii=True)
+
+
+def from_reference(typed: str) -> str:
+    """A session argument as given, or the id a :func:`reference` literal stands for."""
+    if len(typed) >= 2 and typed.startswith('"') and typed.endswith('"'):
+        try:
+            value = json.loads(typed)
+        except ValueError:
+            return typed
+        if isinstance(value, str):
+            return value
+    return typed
+
+
 def optional_line(value: object | None, limit: int = LINE) -> str | None:
     """:func:`line`, or None for None."""
     return None if value is None else line(value, limit)
@@ -180,6 +200,7 @@ __all__ = [
     "Budget",
     "CursorError",
     "char_budget",
+    "from_reference",
     "cursor_int",
     "cursor_text",
     "line",
@@ -188,4 +209,5 @@ __all__ = [
     "optional_line",
     "page_size",
     "read_cursor",
+    "reference",
 ]

@@ -23,7 +23,7 @@ from ..storage import SQLSessionStorage
 from ..views.labels import label_all
 from ..views.usage_json import session_json
 from . import shapes
-from .bounds import char_budget, cursor_int, cursor_text, line, make_cursor, page_size, read_cursor
+from .bounds import char_budget, cursor_int, cursor_text, line, make_cursor, page_size, read_cursor, reference
 from .stores import Store, Stores, ToolProblem
 
 #: Children and snapshot versions an overview lists (the rest: list_sessions, its cursor).
@@ -165,6 +165,7 @@ async def search_messages(
     page = await chosen.search.search(query, after=after, session=within, limit=page_size(limit))
     hits = [
         {
+            **({"session_ref": ref} if (ref := reference(hit.session_id)) is not None else {}),
             "session_id": line(hit.session_id),
             "label": line(hit.label),
             "agent": None if hit.agent is None else line(hit.agent),

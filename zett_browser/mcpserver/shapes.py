@@ -28,7 +28,7 @@ from ..model.compaction import SnapshotMeta
 from ..model.outcomes import tool_outcome
 from ..model.session_state import SessionState
 from ..views.formatting import kind_name
-from .bounds import Budget, line, optional_line
+from .bounds import Budget, line, optional_line, reference
 
 
 def when(moment: datetime | None) -> str | None:
@@ -132,6 +132,8 @@ def node(session: SessionNode, label: str | None = None) -> dict[str, Any]:
         "children": session.child_count,
         "snapshots": session.snapshot_count,
     }
+    if (ref := reference(session.session_id)) is not None:
+        shaped["session_ref"] = ref
     if session.problems:
         shaped["problems"] = [line(problem) for problem in session.problems[:20]]
     return shaped

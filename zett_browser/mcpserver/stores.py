@@ -24,7 +24,7 @@ from ..index.search_service import IndexSearch
 from ..index.usage import complete
 from ..storage import SQLSessionStorage, open_store
 from ..views.labels import UUID_PREFIX, unique_prefixes
-from .bounds import line
+from .bounds import from_reference, line
 
 
 class ToolProblem(Exception):
@@ -103,6 +103,7 @@ class Stores:
         """
         if not typed.strip():
             raise ToolProblem("give a session id (or a prefix naming one session)")
+        typed = from_reference(typed)
         shown = line(repr(typed), 80)
         candidates: list[tuple[Store, str]] = []
         more = False
