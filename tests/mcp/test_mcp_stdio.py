@@ -141,6 +141,7 @@ async def test_messages_come_in_keyset_pages_with_bounded_text(store: Path, tmp_
         assert call_row["tool_calls"][0]["name"] == "task" and call_row["tokens"]["input"] == 1200
         result = next(message for page in pages for message in page if message.get("tool_result"))
         assert result["tool_result"] == {"tool_call_id": "call-1", "name": "task", "success": True, "outcome": "ok"}
+        assert (await call(session, "read_messages", session=LONG, start=10**30))["messages"] == []
         start = await call(session, "read_messages", session=LONG, start=20, limit=3)
         assert [message["sequence"] for message in start["messages"]] == [20, 21, 22]
         last = await call(session, "read_messages", session=LONG, last_page=True, limit=4)

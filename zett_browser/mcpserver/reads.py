@@ -21,6 +21,9 @@ from . import shapes
 from .bounds import char_budget, cursor_int, cursor_text, line, make_cursor, page_size, read_cursor
 from .stores import Stores, ToolProblem
 
+#: Largest ``start`` passed on (a bigger one reads what it would: nothing).
+SEQUENCE_LIMIT = 2**62
+
 
 async def read_messages(
     stores: Stores,
@@ -51,7 +54,8 @@ async def read_messages(
     elif last_page:
         rows = await storage.raw_page_before(session_id, limit=size)
     elif start is not None:
-        rows = await storage.raw_page(session_id, after_sequence=start - 1, limit=size + 1)
+        after = max(min(start, SEQUENCE_LIMIT), -SEQUENCE_LIMIT) - 1  # within SQL's integers
+        rows = await storage.raw_page(session_id, after_sequence=after, limit=size + 1)
     else:
         rows = await storage.raw_page(session_id, after_sequence=None, limit=size + 1)
     more = len(rows) > size
