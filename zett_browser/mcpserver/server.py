@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..storage.errors import StoreError
+from ..storage.target import scrub
 from ..text import one_line
 from . import reads, sessions, usage
 from .bounds import CursorError
@@ -41,18 +42,20 @@ Lists are paged: pass a result's next_cursor back, with the same other arguments
 Long texts are cut at max_chars with a '…[truncated: N more characters]' marker."""
 
 
-async def answer(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-    """The tool's result; a problem the caller can act on becomes a one-line tool error."""
+async def answer(work: Awaitable[dict[str, Any]], stores: Stores) -> dict[str, Any]:
+    """The tool's result; a problem the caller can act on becomes a one-line tool error
+    (with any password or secret of a store's URL masked)."""
     from mcp.server.mcpserver.exceptions import ToolError
 
+    secrets = [secret for store in stores.items for secret in store.storage.target.secrets]
     try:
         return await work
     except (ToolProblem, CursorError) as problem:
-        raise ToolError(one_line(problem, 500)) from None
+        raise ToolError(one_line(scrub(str(problem), secrets), 500)) from None
     except StoreError as error:
-        raise ToolError(f"the store cannot be read: {one_line(error, 400)}") from None
+        raise ToolError(f"the store cannot be read: {one_line(scrub(str(error), secrets), 400)}") from None
     except (OSError, sqlite3.Error) as error:
-        raise ToolError(f"the side index cannot be used: {one_line(error, 400)}") from None
+        raise ToolError(f"the side index cannot be used: {one_line(scrub(str(error), secrets), 400)}") from None
 
 
 def build_server(stores: Stores) -> MCPServer:
@@ -65,6 +68,9 @@ def build_server(stores: Stores) -> MCPServer:
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
     tool = server.tool
+
+    async def guard(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        return await answer(work, stores)
 
     @tool(annotations=read_only)
     async def list_stores() -> dict[str, Any]:
@@ -85,7 +91,7 @@ def build_server(stores: Stores) -> MCPServer:
         language of search_messages; with `parent`, `in:subtree` means under it). Each session has its
         label, title, parent, times and counts of messages, children and snapshots. Paged: `limit`
         (at most 200) and `next_cursor`."""
-        return await answer(
+        return await guard(
             sessions.list_sessions(stores, store=store, parent=parent, query=query, cursor=cursor, limit=limit)
         )
 
@@ -104,7 +110,7 @@ def build_server(stores: Stores) -> MCPServer:
         stop:refused|cut_off|interrupted, since:2d|2026-11-01, before:…, tokens:>50k, dur:>30s,
         in:session|subtree (of `session`). Hits give session, label, sequence, kind, time and a
         snippet with match spans. Paged with `next_cursor`."""
-        return await answer(
+        return await guard(
             sessions.search_messages(stores, query=query, store=store, session=session, cursor=cursor, limit=limit)
         )
 
@@ -114,7 +120,7 @@ def build_server(stores: Stores) -> MCPServer:
         (state), token usage and cost (own and with its subagents), its first children (more with
         list_sessions and `children_next_cursor`), its latest snapshot versions and the latest
         compaction summary (cut at `max_chars`)."""
-        return await answer(sessions.session_overview(stores, session=session, store=store, max_chars=max_chars))
+        return await guard(sessions.session_overview(stores, session=session, store=store, max_chars=max_chars))
 
     @tool(annotations=read_only)
     async def read_messages(
@@ -130,7 +136,7 @@ def build_server(stores: Stores) -> MCPServer:
         first message, from message number `start`, or the last page (`last_page`). Each message has
         its sequence, kind, times, tokens, text, reasoning, tool calls or tool result; its texts
         share `max_chars` (cut with a marker; `truncated` says so). Paged with `next_cursor`."""
-        return await answer(
+        return await guard(
             reads.read_messages(
                 stores,
                 session=session,
@@ -155,7 +161,7 @@ def build_server(stores: Stores) -> MCPServer:
         """The model's context when it produced message `at` (default: what the next step gets):
         the snapshot in force and its summary, the size per category with estimated tokens, the
         measured input tokens, then the messages the model had, a page at a time (`next_cursor`)."""
-        return await answer(
+        return await guard(
             reads.context_at(
                 stores, session=session, at=at, store=store, cursor=cursor, limit=limit, max_chars=max_chars
             )
@@ -173,7 +179,7 @@ def build_server(stores: Stores) -> MCPServer:
         """Token usage and cost: by day, session, agent or model (`by`), optionally since a UTC day
         (YYYY-MM-DD), a page of rows and the total over all rows; or one `session`'s own and subtree
         totals and its cost by model. Cost is US dollars as decimal text, null when unpriced."""
-        return await answer(
+        return await guard(
             usage.usage_report(stores, by=by, since=since, session=session, store=store, cursor=cursor, limit=limit)
         )
 
