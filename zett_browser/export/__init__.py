@@ -1,12 +1,13 @@
-"""Provides exports of a session (or its subtree) to Markdown, HTML or JSON, toolkit-free.
+"""Provides exports of a session (or its subtree) to Markdown, HTML, JSON or OTLP, toolkit-free.
 
 :func:`export_session` walks the store read-only (:mod:`.walk`) and writes as it reads,
 so memory stays flat on any session length. Markdown and HTML take each record's words
 from :mod:`zett_browser.views.formatting`, the renderer the Raw Log and the detail view use;
 JSON keeps the stored rows unchanged (:mod:`.jsondoc`), and :func:`.restore.restore`
 writes such a file back through the storage API. ``redact`` replaces common secrets in
-every format (:mod:`.redact`). The CLI is ``zett_browser/cli/export.py``; the app's
-dialog is ``screens/export.py``.
+every format (:mod:`.redact`). OTLP gives OpenTelemetry spans (:mod:`.otlp`): an OTLP/JSON
+document here, or sent to a collector by :func:`.otlp_export.send_session`. The CLI is
+``zett_browser/cli/export.py``; the app's dialog is ``screens/export.py``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from .redact import Redactor
 from .segments import ExportChoices
 from .walk import ExportError, Walk
 
-FORMATS = ("md", "html", "json")
-#: File name suffix of each format.
-SUFFIX = {"md": ".md", "html": ".html", "json": ".json"}
+FORMATS = ("md", "html", "json", "otlp")
+#: File name suffix of each format (an OTLP/JSON file is a ``.json`` file too: ``--format otlp`` says which).
+SUFFIX = {"md": ".md", "html": ".html", "json": ".json", "otlp": ".json"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +39,24 @@ class ExportOptions:
     tool_results: bool = True
     usage: bool = True
     redact: bool = False
+    #: OTLP: message text, reasoning, tool arguments and results as span attributes.
+    otlp_content: bool = False
 
     def problem(self) -> str | None:
         """Why these options cannot be used together, or None."""
         if self.format not in FORMATS:
-            return f"unknown format {self.format!r}: use md, html or json"
-        if self.format == "json":
+            return f"unknown format {self.format!r}: use md, html, json or otlp"
+        if self.otlp_content and self.format != "otlp":
+            return "--otlp-content goes with --format otlp (or --otlp-endpoint)"
+        if self.format in ("json", "otlp"):
             left_out = [
                 name
                 for name, keep in (("--no-reasoning", self.reasoning), ("--no-tool-results", self.tool_results))
                 if not keep
             ] + ([] if self.usage else ["--no-usage"])
             if left_out:
+                if self.format == "otlp":
+                    return f"{', '.join(left_out)}: OTLP spans carry no content unless --otlp-content; use md or html"
                 return f"{', '.join(left_out)}: JSON keeps the stored rows unchanged; use md or html to leave parts out"
         return None
 
@@ -62,6 +69,8 @@ class ExportReport:
     messages: int
     redacted: int
     seconds: float
+    #: OTLP: the spans written or sent.
+    spans: int = 0
 
 
 async def export_session(
@@ -79,6 +88,10 @@ async def export_session(
     started = time.perf_counter()
     redactor = Redactor(enabled=options.redact)
     choices = ExportChoices(reasoning=options.reasoning, tool_results=options.tool_results, usage=options.usage)
+    if options.format == "otlp":
+        from .otlp_export import write_otlp  # protobuf is imported only by an OTLP export
+
+        return await write_otlp(storage, session_id, out, options)
     writer: MarkdownWriter | HtmlWriter | JsonWriter
     if options.format == "md":
         writer = MarkdownWriter(out, choices, redactor)

@@ -1,0 +1,150 @@
+"""Provides the two wire forms of the spans: OTLP protobuf messages and the OTLP/JSON document.
+
+Both carry one resource (``service.name`` ``zett-agent``) and one instrumentation scope
+(``zett-browser`` and its version). :func:`request_bytes` builds an
+``ExportTraceServiceRequest`` with the ``opentelemetry-proto`` classes and serialises it:
+the body of one OTLP/HTTP POST. :class:`OtlpJsonWriter` writes the same request as OTLP/JSON
+(the protobuf JSON mapping with the OTLP rules: ids as hex, enums as numbers, 64-bit integers
+as decimal strings), one span at a time as the walk goes, so a session of any length is
+written with flat memory. The JSON is written directly rather than through
+``google.protobuf.json_format`` (several times slower per span); the tests parse it back
+with ``json_format`` into the protobuf classes and compare it with :func:`spans_proto`.
+Like every JSON the CLI writes it is ASCII (:func:`..text.safe_json`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
+
+from .. import __version__
+from ..text import safe_json
+from .otlp_model import SCOPE, SERVICE, AttrValue, SpanData
+
+#: ``Status.StatusCode.STATUS_CODE_ERROR``.
+_ERROR = 2
+
+
+def _valid(text: str) -> str:
+    """``text`` as valid UTF-8 (a lone surrogate from a damaged row becomes U+FFFD): protobuf refuses it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _any(value: AttrValue) -> AnyValue:
+    if isinstance(value, bool):
+        return AnyValue(bool_value=value)
+    if isinstance(value, int):
+        return AnyValue(int_value=value)
+    if isinstance(value, float):
+        return AnyValue(double_value=value)
+    if isinstance(value, list):
+        return AnyValue(array_value=ArrayValue(values=[AnyValue(string_value=_valid(item)) for item in value]))
+    return AnyValue(string_value=_valid(value))
+
+
+def span_proto(span: SpanData) -> Span:
+    """The ``opentelemetry-proto`` message of one span."""
+    message = Span(
+        trace_id=span.trace_id,
+        span_id=span.span_id,
+        name=_valid(span.name),
+        kind=int(span.kind),  # type: ignore[arg-type]
+        start_time_unix_nano=span.start_ns,
+        end_time_unix_nano=span.end_ns,
+        attributes=[KeyValue(key=key, value=_any(value)) for key, value in span.attributes],
+    )
+    if span.parent_id is not None:
+        message.parent_span_id = span.parent_id
+    if span.error is not None:
+        message.status.CopyFrom(Status(code=_ERROR, message=_valid(span.error)))  # type: ignore[arg-type]
+    return message
+
+
+def _resource() -> Resource:
+    return Resource(attributes=[KeyValue(key="service.name", value=AnyValue(string_value=SERVICE))])
+
+
+def _scope() -> InstrumentationScope:
+    return InstrumentationScope(name=SCOPE, version=__version__)
+
+
+def spans_proto(spans: Iterable[SpanData]) -> ExportTraceServiceRequest:
+    """An ``ExportTraceServiceRequest`` holding ``spans`` under the export's resource and scope."""
+    scope_spans = ScopeSpans(scope=_scope(), spans=[span_proto(span) for span in spans])
+    return ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=_resource(), scope_spans=[scope_spans])])
+
+
+def request_bytes(spans: Iterable[SpanData]) -> bytes:
+    """The body of one OTLP/HTTP protobuf request carrying ``spans``."""
+    body: bytes = spans_proto(spans).SerializeToString()
+    return body
+
+
+# -- OTLP/JSON ------------------------------------------------------------------------------
+
+
+def _json_value(value: AttrValue) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [{"stringValue": _valid(item)} for item in value]}}
+    return {"stringValue": _valid(value)}
+
+
+def span_json(span: SpanData) -> dict[str, Any]:
+    """One span in OTLP/JSON (the protobuf JSON mapping with hex ids and numeric enums)."""
+    found: dict[str, Any] = {"traceId": span.trace_id.hex(), "spanId": span.span_id.hex()}
+    if span.parent_id is not None:
+        found["parentSpanId"] = span.parent_id.hex()
+    found["name"] = _valid(span.name)
+    found["kind"] = int(span.kind)
+    found["startTimeUnixNano"] = str(span.start_ns)
+    found["endTimeUnixNano"] = str(span.end_ns)
+    found["attributes"] = [{"key": key, "value": _json_value(value)} for key, value in span.attributes]
+    if span.error is not None:
+        found["status"] = {"code": _ERROR, "message": _valid(span.error)}
+    return found
+
+
+def _head() -> str:
+    resource = {"attributes": [{"key": "service.name", "value": {"stringValue": SERVICE}}]}
+    scope = {"name": SCOPE, "version": __version__}
+    head = f'{{"resource": {safe_json(resource)}, "scopeSpans": [{{"scope": {safe_json(scope)}, "spans": ['
+    return '{"resourceSpans": [' + head
+
+
+class OtlpJsonWriter:
+    """Writes one OTLP/JSON ``ExportTraceServiceRequest`` to ``out``, a span at a time."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.count = 0
+
+    def __call__(self, span: SpanData) -> None:
+        self.out.write(_head() + "\n" if self.count == 0 else ",\n")
+        self.out.write(safe_json(span_json(span)))
+        self.count += 1
+
+    def finish(self) -> None:
+        """Close the document (an export with no span is a request with no span)."""
+        if self.count == 0:
+            self.out.write(_head())
+        self.out.write("\n]}]}]}\n")
+
+
+__all__ = ["OtlpJsonWriter", "request_bytes", "span_json", "span_proto", "spans_proto"]
