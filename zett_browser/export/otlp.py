@@ -115,6 +115,8 @@ class SpanBuilder:
         self.redact = redactor
         self.content = content
         self.trace = b""
+        #: The exported session's id: every span's ``session.id`` (a Phoenix session per export).
+        self.root = ""
         self.frames: list[_Frame] = []
         self.spans = 0
 
@@ -134,7 +136,7 @@ class SpanBuilder:
             ("gen_ai.operation.name", operation),
             ("gen_ai.conversation.id", self._text(frame.session)),
             ("openinference.span.kind", kind),
-            ("session.id", self._text(frame.session)),
+            ("session.id", self.root),
         ]
 
     # -- the walk's calls ------------------------------------------------------------------
@@ -144,6 +146,7 @@ class SpanBuilder:
         parent: bytes | None = None
         if not self.frames:
             self.trace = trace_id(session)
+            self.root = self._text(session)
         else:
             above = self.frames[-1]
             linked = above.delegations.get(head.call_id) if head.call_id is not None else None
