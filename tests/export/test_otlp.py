@@ -61,7 +61,7 @@ async def test_spans_follow_the_store() -> None:
     spans = await spans_of(STORE, PARENT)
     assert {span.trace_id for span in spans} == {trace_id(PARENT)}
     assert len({span.span_id for span in spans}) == len(spans)
-    agents = {attributes(span)["gen_ai.conversation.id"]: span for span in by_name(spans, "invoke_agent")}
+    agents = {str(attributes(span)["gen_ai.conversation.id"]): span for span in by_name(spans, "invoke_agent")}
     assert set(agents) == {PARENT, CHILD}
     root, child = agents[PARENT], agents[CHILD]
     assert root.parent_id is None and root.name == "invoke_agent counter"
@@ -84,7 +84,9 @@ async def test_spans_follow_the_store() -> None:
             assert span.name == f"chat {found['gen_ai.request.model']}"
             compacted = any(at < _ns(row["started_at"]) for at in made)
             assert found["gen_ai.conversation.compacted"] is compacted
-        tools = [span for span in by_name(spans, "execute_tool") if attributes(span)["gen_ai.conversation.id"] == session]
+        tools = [
+            span for span in by_name(spans, "execute_tool") if attributes(span)["gen_ai.conversation.id"] == session
+        ]
         results = _rows(session, 4)
         assert sorted(attributes(span)["gen_ai.tool.call.id"] for span in tools) == sorted(
             json.loads(row["message_json"])[0]["data"]["tool_call_id"] for row in results
@@ -140,7 +142,9 @@ async def test_content_is_opt_in() -> None:
     without = await spans_of(STORE, PARENT)
     words = "the quick brown fox"
     assert words not in _texts(without)
-    assert not any(key.startswith(("gen_ai.input", "gen_ai.output", "input.", "output.")) for s in without for key in attributes(s))
+    assert not any(
+        key.startswith(("gen_ai.input", "gen_ai.output", "input.", "output.")) for s in without for key in attributes(s)
+    )
     spans = await spans_of(STORE, PARENT, content=True)
     first_chat = by_name(spans, "chat")[0]
     found = attributes(first_chat)
@@ -161,7 +165,10 @@ def test_an_otlp_file_through_the_command(tmp_path: Path) -> None:
     from zett_browser.cli.export import main_export
 
     output = tmp_path / "trace.json"
-    assert main_export([str(STORE), "--session", PARENT[:8], "--subtree", "--format", "otlp", "--output", str(output)]) == 0
+    assert (
+        main_export([str(STORE), "--session", PARENT[:8], "--subtree", "--format", "otlp", "--output", str(output)])
+        == 0
+    )
     document = json.loads(output.read_text())
     spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert len(spans) == len(asyncio.run(spans_of(STORE, PARENT)))

@@ -30,11 +30,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.messages import AgentMessage, AssistantMessage, ToolMessage, UserMessage
+from ..model.kinds import MessageKind
+from ..model.messages import AgentMessage, AnyMessage, AssistantMessage, ToolMessage, UnreadableMessage, UserMessage
 from ..model.outcomes import Outcome, tool_outcome
-from ..model.records import RawMessageRecord
-from ..storage.export_rows import record_of, snapshot_of
-from ..storage.values import stored_time
+from ..storage import decode_message_leniently
+from ..storage.export_rows import snapshot_of
 from .otlp_model import AttrValue, SpanData, SpanKind, nanoseconds, span_id, trace_id
 from .redact import Redactor
 from .walk import SessionHead
@@ -47,6 +47,40 @@ FINISH = {"end_turn": "stop", "tool_use": "tool_call", "max_output": "length", "
 DEFAULT_AGENT = "zett-agent"
 
 Sink = Callable[[SpanData], None]
+#: Token columns of a step, in :func:`_usage`'s order.
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+#: Rows that make spans; the prompts (user, agent) only matter for the content.
+_SPANS = frozenset({MessageKind.ASSISTANT, MessageKind.TOOL})
+_PROMPTS = frozenset({MessageKind.USER, MessageKind.AGENT})
+
+
+@dataclass(slots=True)
+class Step:
+    """What a span takes from one stored row: its place, times, message and token columns.
+
+    Read from the row as stored (only the columns a span needs; a system row is not decoded
+    at all), not through the Raw Log's full record: the export reads every row.
+    """
+
+    #: The stored ``sequence`` (an int unless the row is damaged).
+    sequence: int | str
+    request_id: str
+    message: AnyMessage | UnreadableMessage
+    start: int | None
+    end: int | None
+    tokens: tuple[int | None, ...]
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any], start: int | None, end: int | None) -> Step:
+        tokens = tuple(_count(row.get(name)) for name in TOKENS)
+        message = decode_message_leniently(row.get("message_json"))
+        sequence = row.get("sequence")
+        place = sequence if isinstance(sequence, int) and not isinstance(sequence, bool) else str(sequence)
+        return cls(place, str(row.get("request_id")), message, start, end, tokens)
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 @dataclass(slots=True)
@@ -151,19 +185,22 @@ class SpanBuilder:
             above = self.frames[-1]
             linked = above.delegations.get(head.call_id) if head.call_id is not None else None
             parent = linked if linked is not None else above.span
-        created = nanoseconds(stored_time(head.row.get("created_at")))
+        created = nanoseconds(head.row.get("created_at"))
         self.frames.append(_Frame(session, span_id(session, 0, "session"), parent, created, created, _snapshots(head)))
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
         frame = self.frames[-1]
-        record = record_of(row)
-        start, end = nanoseconds(record.started_at), nanoseconds(record.completed_at)
+        start, end = nanoseconds(row.get("started_at")), nanoseconds(row.get("completed_at"))
         frame.extend(start, end)
-        message = record.message
+        role = row.get("role")
+        if role not in _SPANS and not (self.content and role in _PROMPTS):
+            return
+        step = Step.of(row, start, end)
+        message = step.message
         if isinstance(message, AssistantMessage):
-            self._chat(frame, record, message, start, end)
+            self._chat(frame, step, message)
         elif isinstance(message, ToolMessage):
-            self._result(frame, record, message, start, end)
+            self._result(frame, step, message)
         elif isinstance(message, (UserMessage, AgentMessage)) and self.content and message.include_in_messages:
             text = message.text if isinstance(message, UserMessage) else message.content
             role = "user"
@@ -209,10 +246,8 @@ class SpanBuilder:
 
     # -- rows ------------------------------------------------------------------------------
 
-    def _chat(
-        self, frame: _Frame, record: RawMessageRecord, message: AssistantMessage, start: int | None, end: int | None
-    ) -> None:
-        sequence = record.sequence
+    def _chat(self, frame: _Frame, step: Step, message: AssistantMessage) -> None:
+        sequence, start, end = step.sequence, step.start, step.end
         began = start if start is not None else frame.end or 0
         finished = end if end is not None else began
         model = self._text(message.model) if message.model else None
@@ -222,7 +257,7 @@ class SpanBuilder:
             attributes += [("gen_ai.provider.name", provider), ("llm.provider", provider)]
         if model is not None:
             attributes += [("gen_ai.request.model", model), ("gen_ai.response.model", model), ("llm.model_name", model)]
-        attributes += _usage(record)
+        attributes += _usage(step.tokens)
         reason = message.stop.reason.value if message.stop is not None else ("tool_use" if message.tool_calls else None)
         if reason is not None:
             attributes.append(("gen_ai.response.finish_reasons", [FINISH.get(reason, reason)]))
@@ -230,7 +265,9 @@ class SpanBuilder:
         attributes.append(("gen_ai.conversation.compacted", version is not None))
         if version is not None:
             attributes.append(("zett.compaction.version", version))
-        attributes += [("zett.sequence", sequence), ("zett.request_id", self._text(record.request_id))]
+        if isinstance(sequence, int):
+            attributes.append(("zett.sequence", sequence))
+        attributes.append(("zett.request_id", self._text(step.request_id)))
         for number, call in enumerate(message.tool_calls):
             own = span_id(frame.session, sequence, f"call {number}")
             arguments = self._json(call.arguments) if self.content else None
@@ -268,12 +305,11 @@ class SpanBuilder:
             frame.last_output = self._text(message.content)
         return found
 
-    def _result(
-        self, frame: _Frame, record: RawMessageRecord, message: ToolMessage, start: int | None, end: int | None
-    ) -> None:
+    def _result(self, frame: _Frame, step: Step, message: ToolMessage) -> None:
+        start, end = step.start, step.end
         call = frame.calls.pop(message.tool_call_id, None)
         if call is None:  # a result no call of this session asked for: its own span
-            call = _Call(span_id(frame.session, record.sequence, "result"), message.name, start or 0, None)
+            call = _Call(span_id(frame.session, step.sequence, "result"), message.name, start or 0, None)
         began = start if start is not None else call.at
         outcome = tool_outcome(message.success, message.content)
         if self.content:
@@ -318,30 +354,24 @@ class SpanBuilder:
         self._emit(span)
 
 
-def _usage(record: RawMessageRecord) -> list[tuple[str, AttrValue]]:
+#: Each token column's attribute in the GenAI conventions and in OpenInference.
+_USAGE = (
+    ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
+    ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
+    ("gen_ai.usage.cache_read.input_tokens", "llm.token_count.prompt_details.cache_read"),
+    ("gen_ai.usage.cache_creation.input_tokens", "llm.token_count.prompt_details.cache_write"),
+    ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning"),
+)
+
+
+def _usage(tokens: tuple[int | None, ...]) -> list[tuple[str, AttrValue]]:
     """The step's token usage in both vocabularies (only what was recorded)."""
     found: list[tuple[str, AttrValue]] = []
-    pairs = (
-        (record.input_tokens, "gen_ai.usage.input_tokens", "llm.token_count.prompt"),
-        (record.output_tokens, "gen_ai.usage.output_tokens", "llm.token_count.completion"),
-        (record.cache_read_tokens, "gen_ai.usage.cache_read.input_tokens", "llm.token_count.prompt_details.cache_read"),
-        (
-            record.cache_write_tokens,
-            "gen_ai.usage.cache_creation.input_tokens",
-            "llm.token_count.prompt_details.cache_write",
-        ),
-        (
-            record.reasoning_tokens,
-            "gen_ai.usage.reasoning.output_tokens",
-            "llm.token_count.completion_details.reasoning",
-        ),
-    )
-    for value, name, inference in pairs:
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    for value, (name, inference) in zip(tokens, _USAGE, strict=True):
+        if value is not None:
             found += [(name, value), (inference, value)]
-    total = record.total_tokens
-    if total is not None and total >= 0:
-        found.append(("llm.token_count.total", total))
+    if tokens[0] is not None and tokens[1] is not None:
+        found.append(("llm.token_count.total", tokens[0] + tokens[1]))
     return found
 
 
