@@ -37,7 +37,8 @@ from tests.zett_agent_env import _marker_ok, _run, _venv_python
 
 PHOENIX_VERSION = "20.26.1"
 _MARKER_NAME = ".zett-browser-tests-ready.json"
-_CACHE_ROOT = Path("~/.cache/zett-browser-tests")
+#: Under the real home, fixed at import (collection), before any test points HOME elsewhere.
+_CACHE_ROOT = Path.home() / ".cache" / "zett-browser-tests"
 #: Seconds ``phoenix serve`` may take to answer (migrations and imports: ~30 s on a loaded 2-core machine).
 START_TIMEOUT = 180.0
 
