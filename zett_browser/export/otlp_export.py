@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..storage import SQLSessionStorage
-from . import ExportOptions, ExportReport
+from .options import ExportOptions, ExportReport
 from .otlp import SpanBuilder
 from .otlp_model import SpanData
 from .otlp_send import OtlpSender, Post, http_post, traces_url
