@@ -211,3 +211,18 @@ def test_command_line_refuses_mixed_options(tmp_path: Path, capsys: pytest.Captu
     for extra, message in cases.items():
         assert main_export([*base, *extra]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_command_line_sends_and_says_a_refusal_in_one_clean_line(
+    collector: Collector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zett_browser.cli.export import main_export
+
+    command = [str(STORE), "--session", PARENT, "--subtree", "--otlp-endpoint", collector.url, "--otlp-header", "k=v"]
+    assert main_export(command) == 0
+    assert "sent 16 spans (26 messages)" in capsys.readouterr().err
+    assert collector.requests[0][1]["k"] == "v"
+    collector.answers = [(401, {}, b"no \x1b]52;c;ZXZpbA==\x07 entry\n" + b"x" * 5000)]
+    assert main_export(command) == 2
+    error = capsys.readouterr().err
+    assert "answered 401" in error and "\x1b" not in error and error.count("\n") == 1 and len(error) < 400
