@@ -375,4 +375,4 @@ def _usage(tokens: tuple[int | None, ...]) -> list[tuple[str, AttrValue]]:
     return found
 
 
-__all__ = ["DEFAULT_AGENT", "DELEGATING", "SpanBuilder"]
+__all__ = ["DEFAULT_AGENT", "DELEGATING", "SpanBuilder", "Step"]
