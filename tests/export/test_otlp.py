@@ -173,3 +173,41 @@ def test_an_otlp_file_through_the_command(tmp_path: Path) -> None:
     spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert len(spans) == len(asyncio.run(spans_of(STORE, PARENT)))
     assert {json_attributes(span)["session.id"] for span in spans} == {PARENT}
+
+
+async def test_calls_without_results_results_without_calls_and_damaged_rows(tmp_path: Path) -> None:
+    from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
+
+    path = tmp_path / "edges.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    try:
+        await storage.create_session(session_id="e")
+        await storage.append("e", "r1", UserMessage(content="go"))
+        calls = (ToolCall("a", "x"), ToolCall("b", "y"))
+        await storage.append("e", "r1", AssistantMessage(content="", tool_calls=calls, model="m"))
+        await storage.append("e", "r1", ToolMessage(tool_call_id="a", name="x", content="ok"))
+        await storage.append(
+            "e", "r2", AssistantMessage(content="", tool_calls=(ToolCall("a", "x"), ToolCall("c", "z")))
+        )
+        await storage.append("e", "r2", ToolMessage(tool_call_id="zzz", name="w", content="nobody asked"))
+        await storage.append("e", "r2", AssistantMessage(content="done", model="m"))
+    finally:
+        await storage.close()
+    connection = sqlite3.connect(path)
+    with connection:  # a row zett-agent could not have written, and a time that is no time
+        connection.execute("update raw_messages set message_json = 'not json' where sequence = 1")
+        connection.execute("update raw_messages set completed_at = 'garbage' where sequence = 6")
+    connection.close()
+    spans = await spans_of(path, "e")
+    (agent,) = by_name(spans, "invoke_agent")
+    tools = [
+        (attributes(s)["gen_ai.tool.call.id"], attributes(s)["zett.tool.outcome"])
+        for s in by_name(spans, "execute_tool")
+    ]
+    assert sorted(tools) == [("a", "no result"), ("a", "ok"), ("b", "no result"), ("c", "no result"), ("zzz", "ok")]
+    assert len(by_name(spans, "chat")) == 3 and len({s.span_id for s in spans}) == len(spans) == 9
+    assert all(s.parent_id == agent.span_id for s in spans if s is not agent)
+    last = by_name(spans, "chat m")[-1]
+    assert last.end_ns == last.start_ns > 0  # no readable end: a span of no length, not a failure
+    document = await otlp_json(path, "e")
+    assert parse_otlp_json(document) == spans_proto(spans)

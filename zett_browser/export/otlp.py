@@ -241,9 +241,6 @@ class SpanBuilder:
         if self.frames:
             self.frames[-1].extend(frame.start, frame.end)
 
-    def finish(self) -> None:
-        """Nothing to close: every span was handed over as its session ended."""
-
     # -- rows ------------------------------------------------------------------------------
 
     def _chat(self, frame: _Frame, step: Step, message: AssistantMessage) -> None:
@@ -271,6 +268,9 @@ class SpanBuilder:
         for number, call in enumerate(message.tool_calls):
             own = span_id(frame.session, sequence, f"call {number}")
             arguments = self._json(call.arguments) if self.content else None
+            earlier = frame.calls.pop(call.id, None)
+            if earlier is not None:  # the id again before a result: the earlier call got none
+                self._tool(frame, call.id, earlier, earlier.at, earlier.at, None, None)
             frame.calls[call.id] = _Call(own, call.name, finished, arguments)
             if call.name in DELEGATING:
                 frame.delegations[call.id] = own
