@@ -211,3 +211,15 @@ async def test_calls_without_results_results_without_calls_and_damaged_rows(tmp_
     assert last.end_ns == last.start_ns > 0  # no readable end: a span of no length, not a failure
     document = await otlp_json(path, "e")
     assert parse_otlp_json(document) == spans_proto(spans)
+
+
+def test_the_snapshot_in_force_is_the_highest_version_made_before_the_step() -> None:
+    from zett_browser.export.otlp_rows import Compactions
+
+    # Made at 10 (v1), 20 (v3), 20 (v2), 30 (v4): by time, not by version order.
+    found = Compactions((10, 20, 20, 30), (1, 3, 3, 4))
+    made = [(10, 1), (20, 3), (20, 2), (30, 4)]
+    for at in (None, 0, 10, 11, 20, 21, 30, 31):
+        brute = max((version for time, version in made if at is not None and time < at), default=None)
+        assert found.in_force(at) == brute, at
+    assert Compactions().in_force(5) is None

@@ -31,11 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.kinds import MessageKind
-from ..model.messages import AgentMessage, AnyMessage, AssistantMessage, ToolMessage, UnreadableMessage, UserMessage
+from ..model.messages import AgentMessage, AssistantMessage, ToolMessage, UserMessage
 from ..model.outcomes import Outcome, tool_outcome
-from ..storage import decode_message_leniently
-from ..storage.export_rows import snapshot_of
 from .otlp_model import AttrValue, SpanData, SpanKind, nanoseconds, span_id, trace_id
+from .otlp_rows import Compactions, Step, usage
 from .redact import Redactor
 from .walk import SessionHead
 
@@ -47,40 +46,9 @@ FINISH = {"end_turn": "stop", "tool_use": "tool_call", "max_output": "length", "
 DEFAULT_AGENT = "zett-agent"
 
 Sink = Callable[[SpanData], None]
-#: Token columns of a step, in :func:`_usage`'s order.
-TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 #: Rows that make spans; the prompts (user, agent) only matter for the content.
 _SPANS = frozenset({MessageKind.ASSISTANT, MessageKind.TOOL})
 _PROMPTS = frozenset({MessageKind.USER, MessageKind.AGENT})
-
-
-@dataclass(slots=True)
-class Step:
-    """What a span takes from one stored row: its place, times, message and token columns.
-
-    Read from the row as stored (only the columns a span needs; a system row is not decoded
-    at all), not through the Raw Log's full record: the export reads every row.
-    """
-
-    #: The stored ``sequence`` (an int unless the row is damaged).
-    sequence: int | str
-    request_id: str
-    message: AnyMessage | UnreadableMessage
-    start: int | None
-    end: int | None
-    tokens: tuple[int | None, ...]
-
-    @classmethod
-    def of(cls, row: Mapping[str, Any], start: int | None, end: int | None) -> Step:
-        tokens = tuple(_count(row.get(name)) for name in TOKENS)
-        message = decode_message_leniently(row.get("message_json"))
-        sequence = row.get("sequence")
-        place = sequence if isinstance(sequence, int) and not isinstance(sequence, bool) else str(sequence)
-        return cls(place, str(row.get("request_id")), message, start, end, tokens)
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 @dataclass(slots=True)
@@ -102,8 +70,7 @@ class _Frame:
     parent: bytes | None
     start: int | None
     end: int | None
-    #: (time, version) of each readable snapshot, by time: the one in force at a step.
-    snapshots: list[tuple[int, int]]
+    snapshots: Compactions
     calls: dict[str, _Call] = field(default_factory=dict)
     #: Delegating calls (``task``, ``task_start``) by id: where a child's span goes.
     delegations: dict[str, bytes] = field(default_factory=dict)
@@ -117,24 +84,6 @@ class _Frame:
             self.start = start
         if end is not None and (self.end is None or end > self.end):
             self.end = end
-
-
-def _snapshots(head: SessionHead) -> list[tuple[int, int]]:
-    found = []
-    for row in head.snapshots:
-        info = snapshot_of(row)
-        at = nanoseconds(info.created_at)
-        if at is not None:
-            found.append((at, info.version))
-    return sorted(found)
-
-
-def _in_force(snapshots: list[tuple[int, int]], at: int | None) -> int | None:
-    """The highest version among the snapshots made before a step began (None: none)."""
-    if at is None:
-        return None
-    versions = [version for made, version in snapshots if made < at]
-    return max(versions) if versions else None
 
 
 def _parts(text: str) -> list[dict[str, Any]]:
@@ -186,7 +135,9 @@ class SpanBuilder:
             linked = above.delegations.get(head.call_id) if head.call_id is not None else None
             parent = linked if linked is not None else above.span
         created = nanoseconds(head.row.get("created_at"))
-        self.frames.append(_Frame(session, span_id(session, 0, "session"), parent, created, created, _snapshots(head)))
+        self.frames.append(
+            _Frame(session, span_id(session, 0, "session"), parent, created, created, Compactions.of(head))
+        )
 
     def message(self, row: Mapping[str, Any], head: SessionHead) -> None:
         frame = self.frames[-1]
@@ -203,8 +154,7 @@ class SpanBuilder:
             self._result(frame, step, message)
         elif isinstance(message, (UserMessage, AgentMessage)) and self.content and message.include_in_messages:
             text = message.text if isinstance(message, UserMessage) else message.content
-            role = "user"
-            frame.inputs.append({"role": role, "parts": _parts(text)})
+            frame.inputs.append({"role": "user", "parts": _parts(text)})  # an agent notice goes to the model as user
             if frame.first_input is None and isinstance(message, UserMessage):
                 frame.first_input = self._text(text)
 
@@ -227,8 +177,8 @@ class SpanBuilder:
         parent = head.row.get("parent_session_id")
         if isinstance(parent, str) and parent:
             attributes.append(("zett.session.parent_id", self._text(parent)))
-        if frame.snapshots:
-            attributes.append(("zett.compaction.versions", len(frame.snapshots)))
+        if frame.snapshots.times:
+            attributes.append(("zett.compaction.versions", len(frame.snapshots.times)))
         if self.content and frame.first_input is not None:
             attributes += [("input.value", frame.first_input), ("input.mime_type", "text/plain")]
         if self.content and frame.last_output is not None:
@@ -254,11 +204,11 @@ class SpanBuilder:
             attributes += [("gen_ai.provider.name", provider), ("llm.provider", provider)]
         if model is not None:
             attributes += [("gen_ai.request.model", model), ("gen_ai.response.model", model), ("llm.model_name", model)]
-        attributes += _usage(step.tokens)
+        attributes += usage(step.tokens)
         reason = message.stop.reason.value if message.stop is not None else ("tool_use" if message.tool_calls else None)
         if reason is not None:
             attributes.append(("gen_ai.response.finish_reasons", [FINISH.get(reason, reason)]))
-        version = _in_force(frame.snapshots, start)
+        version = frame.snapshots.in_force(start)
         attributes.append(("gen_ai.conversation.compacted", version is not None))
         if version is not None:
             attributes.append(("zett.compaction.version", version))
@@ -354,25 +304,4 @@ class SpanBuilder:
         self._emit(span)
 
 
-#: Each token column's attribute in the GenAI conventions and in OpenInference.
-_USAGE = (
-    ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
-    ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
-    ("gen_ai.usage.cache_read.input_tokens", "llm.token_count.prompt_details.cache_read"),
-    ("gen_ai.usage.cache_creation.input_tokens", "llm.token_count.prompt_details.cache_write"),
-    ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning"),
-)
-
-
-def _usage(tokens: tuple[int | None, ...]) -> list[tuple[str, AttrValue]]:
-    """The step's token usage in both vocabularies (only what was recorded)."""
-    found: list[tuple[str, AttrValue]] = []
-    for value, (name, inference) in zip(tokens, _USAGE, strict=True):
-        if value is not None:
-            found += [(name, value), (inference, value)]
-    if tokens[0] is not None and tokens[1] is not None:
-        found.append(("llm.token_count.total", tokens[0] + tokens[1]))
-    return found
-
-
-__all__ = ["DEFAULT_AGENT", "DELEGATING", "SpanBuilder", "Step"]
+__all__ = ["DEFAULT_AGENT", "DELEGATING", "SpanBuilder"]
