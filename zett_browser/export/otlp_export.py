@@ -20,11 +20,12 @@ from .otlp_model import SpanData
 from .otlp_send import OtlpSender, Post, http_post, traces_url
 from .plan import ExportError
 from .redact import Redactor
+from .source import Source
 from .walk import Walk
 
 
 async def _walk(
-    storage: SQLSessionStorage, session_id: str, options: ExportOptions, sink: Callable[[SpanData], None]
+    storage: SQLSessionStorage | Source, session_id: str, options: ExportOptions, sink: Callable[[SpanData], None]
 ) -> tuple[int, int, int, int]:
     """Walk and build: (sessions, messages, spans, redactions)."""
     problem = options.problem()
@@ -36,7 +37,9 @@ async def _walk(
     return stats.sessions, stats.messages, builder.spans, redactor.count
 
 
-async def write_otlp(storage: SQLSessionStorage, session_id: str, out: TextIO, options: ExportOptions) -> ExportReport:
+async def write_otlp(
+    storage: SQLSessionStorage | Source, session_id: str, out: TextIO, options: ExportOptions
+) -> ExportReport:
     """Write ``session_id``'s spans to ``out`` as one OTLP/JSON ``ExportTraceServiceRequest``.
 
     Raises:
