@@ -15,8 +15,8 @@ delegated children of zett-agent's default subagent profiles, written to
 ``tests/realstore/drive_runtime.py``. The pairs (the same script each time):
 
 - ``result``: one tool result changed (``lookup('beta')`` answers otherwise in B);
-- ``compaction``: A compacted (in a request by ``CompactionExtension``, then by
-  ``Agent.compact()``), B never;
+- ``compaction``: A compacted (by ``Agent.compact()`` after its second request, then in
+  its requests by ``CompactionExtension``), B never;
 - ``fanout``: A delegates three ``task`` briefs in one step, B two of them.
 """
 
@@ -89,8 +89,9 @@ async def run(
     tools: tuple[Any, ...] = (),
     extensions: tuple[Any, ...] = (),
     title: str,
+    compact_after: tuple[int, ...] = (),
 ) -> None:
-    """Drive one session through ``prompts`` (then ``compact()`` when it compacts)."""
+    """Drive one session through ``prompts``, calling ``Agent.compact()`` after the ones named."""
     persistence = SQLiteSessionExtension(PAIRS)
     agent = await Agent.create(
         model,
@@ -100,14 +101,14 @@ async def run(
         extensions=[persistence, *extensions],
     )
     try:
-        for prompt in prompts:
+        for number, prompt in enumerate(prompts):
             async with aclosing(agent.stream(prompt, config=AgentRunConfig(session_id=session))) as events:
                 async for _event in events:
                     pass
-        if any(isinstance(extension, CompactionExtension) for extension in extensions):
-            async with aclosing(agent.compact(config=AgentRunConfig(session_id=session))) as events:
-                async for _event in events:
-                    pass
+            if number in compact_after:
+                async with aclosing(agent.compact(config=AgentRunConfig(session_id=session))) as events:
+                    async for _event in events:
+                        pass
     finally:
         await persistence.storage.update_session(session, title=title, agent_name="compare-pairs")
         await persistence.close()
@@ -146,7 +147,7 @@ async def pair_compaction() -> None:
     )
     tools = (lookup_tool(VALUES),)
     model = ScriptedModel("ca", compaction_script())
-    await run(a, model, prompts, tools=tools, extensions=(compaction,), title="compacted")
+    await run(a, model, prompts, tools=tools, extensions=(compaction,), title="compacted", compact_after=(1,))
     await run(b, ScriptedModel("cb", compaction_script()), prompts, tools=tools, title="never compacted")
 
 

@@ -122,11 +122,13 @@ async def _text(comparison: Comparison, labels: tuple[str, str], limit: int, wid
     before: deque[Row] = deque(maxlen=LEAD)  # the rows just before the first divergence
     head: list[Row] = []  # the first rows, shown when the runs never diverge
     shown: list[Row] = []
+    diverged = False
     async for rows in comparison.pages():
         for row in rows:
             if not limit or len(head) < limit:
                 head.append(row)
-            if comparison.first is None:
+            diverged = diverged or row.diverges
+            if not diverged:
                 before.append(row)
             elif not limit or len(shown) < limit:
                 shown.append(row)
@@ -146,7 +148,7 @@ async def _text(comparison: Comparison, labels: tuple[str, str], limit: int, wid
     print()
     chosen = [*before, *shown] if first is not None else head
     if not chosen:
-        print("(no steps)" if not aligner.rows else "(--limit 0 shows every row)")
+        print("(no steps)")
         return
     print(f"rows {chosen[0].index + 1}–{chosen[-1].index + 1} of {aligner.rows:,} (A | B):")
     for row in chosen:
