@@ -15,8 +15,8 @@ import pytest
 from zett_browser.__main__ import run_command
 from zett_browser.storage import open_store
 from zett_browser.views.compare import Comparison
-from zett_browser.views.compare_align import Row
-from zett_browser.views.compare_steps import StepKind
+from zett_browser.views.compare_align import FIRST_WINDOW, WINDOW, Row
+from zett_browser.views.compare_steps import PAGE, StepKind
 
 from .pairs import Pairs
 
@@ -25,7 +25,13 @@ def compared(store: Path, pair: tuple[str, str], options: dict[str, int]) -> tup
     async def run() -> tuple[Comparison, list[Row]]:
         storage = open_store(str(store))
         try:
-            comparison = Comparison(storage, *pair, **options)
+            comparison = Comparison(
+                storage,
+                *pair,
+                page=options.get("page", PAGE),
+                window=options.get("window", WINDOW),
+                first_window=options.get("first_window", FIRST_WINDOW),
+            )
             rows = [row async for page in comparison.pages() for row in page]
             return comparison, rows
         finally:
