@@ -106,6 +106,7 @@ async def _json(comparison: Comparison, labels: tuple[str, str], limit: int) -> 
                 break
             write(("\n " if not shown else ",\n ") + safe_json(row_json(row)))
             shown += 1
+    comparison.price()
     aligner = comparison.aligner
     tail = {
         "rows_total": aligner.rows,
@@ -132,6 +133,7 @@ async def _text(comparison: Comparison, labels: tuple[str, str], limit: int, wid
                 before.append(row)
             elif not limit or len(shown) < limit:
                 shown.append(row)
+    comparison.price()
     aligner = comparison.aligner
     first = aligner.first
     print(f"A  {comparison.left_id}  {one_line(labels[0], 80)}")

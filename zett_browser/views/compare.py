@@ -57,13 +57,18 @@ class Comparison:
             yield rows
         self.complete = True
 
+    def price(self) -> None:
+        """Price both runs' steps read so far (loads the price table: run it off the event loop)."""
+        self.left.totals.price()
+        self.right.totals.price()
+
     @property
     def first(self) -> Row | None:
         """The first row where the runs differ (None: none yet, or they never do)."""
         return self.aligner.first
 
     def deltas(self) -> list[Delta]:
-        """The deltas that decide which run was better (as far as read; final once complete)."""
+        """The deltas that decide which run was better (as far as read and priced, :meth:`price`)."""
         return deltas(self.left.totals, self.right.totals)
 
 

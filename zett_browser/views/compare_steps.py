@@ -26,8 +26,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -37,17 +39,19 @@ from ..model.outcomes import Outcome, tool_outcome
 from ..model.store import BrowsingStore
 from ..text import one_line
 
-#: Raw Log rows read per page.
+#: Raw Log rows read per page, and in the first page (the first screen waits for it).
 PAGE = 500
+FIRST_PAGE = 150
 #: Characters of a step's text kept for display.
 PREVIEW = 120
 
-_MASKS = (
-    (re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"), "<id>"),
-    (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
-    (re.compile(r"\b(?:call|toolu|srvtoolu)_[A-Za-z0-9_]+"), "<call>"),
-)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_CALL = re.compile(r"\b(?:call|toolu|srvtoolu)_[A-Za-z0-9_]+")
 _CHILD = re.compile(r'"session_id"\s*:\s*"([0-9a-fA-F-]{36})"')
+#: Steps are priced at the end (:meth:`RunTotals.price`: the price table takes up to a second
+#: to load, never before the first screen), or once this many distinct ones wait.
+PRICE_BATCH = 50_000
 
 
 class StepKind(StrEnum):
@@ -59,9 +63,17 @@ class StepKind(StrEnum):
 
 
 def normalise(text: str) -> str:
-    """``text`` with the ids no two runs share masked (UUIDs, call ids, timestamps)."""
-    for pattern, mask in _MASKS:
-        text = pattern.sub(mask, text)
+    """``text`` with the ids no two runs share masked (UUIDs, call ids, timestamps).
+
+    Each pattern runs only on text that can hold it (a substring test in C first): most
+    text holds none, and a 100 KB tool output is then scanned once, not three times.
+    """
+    if text.count("-") >= 2:
+        text = _UUID.sub("<id>", text)
+        if ":" in text:
+            text = _TIME.sub("<time>", text)
+    if "_" in text and ("call_" in text or "toolu_" in text):
+        text = _CALL.sub("<call>", text)
     return text
 
 
@@ -95,7 +107,6 @@ class Step:
         preview: One cleaned line for display (prompt, reply, or ``name(arguments)``).
         result: A tool result's first line, cleaned.
         tokens: A model step's input, output, cache-read, cache-write and reasoning tokens.
-        cost: Its cost in picodollars (None: unpriced or not a model step).
         duration_ns: Measured time of its rows (a tool call: its result's).
         compactions: Snapshot versions whose boundary lies just before this step.
         child: The delegated session a ``task``/``task_start`` result names.
@@ -113,7 +124,6 @@ class Step:
     preview: str = ""
     result: str = ""
     tokens: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
-    cost: int | None = None
     duration_ns: int = 0
     compactions: tuple[int, ...] = ()
     child: str | None = None
@@ -142,6 +152,31 @@ class RunTotals:
     compactions: int = 0
     messages: int = 0
     peak_context: int = 0
+    #: Steps still to price: (provider, model, input, output, cache read, cache write, start) -> steps.
+    to_price: Counter[tuple[str, str, int, int, int, int, datetime | None]] = field(default_factory=Counter)
+
+    def charge(
+        self, provider: str | None, model: str | None, tokens: tuple[int, ...], started: datetime | None
+    ) -> None:
+        """Note a model step's cost, priced later (:meth:`price`); one without tokens costs nothing."""
+        if not any(tokens[:4]):
+            return
+        if not provider or not model:
+            self.unpriced += 1
+            return
+        self.to_price[(provider, model, *tokens[:4], started)] += 1  # type: ignore[arg-type]
+        if len(self.to_price) >= PRICE_BATCH:
+            self.price()
+
+    def price(self) -> None:
+        """Price the steps noted so far (:func:`~zett_browser.index.pricing.step_cost`; loads the table)."""
+        for (provider, model, *counts, started), steps in self.to_price.items():
+            cost = step_cost(provider, model, counts[0], counts[1], counts[2], counts[3], started)
+            if cost is None:
+                self.unpriced += steps
+            else:
+                self.cost_picos += cost * steps
+        self.to_price.clear()
 
     def add(self, step: Step) -> None:
         """Count one finished step."""
@@ -153,10 +188,6 @@ class RunTotals:
             self.stops += step.stop is not None
             self.tokens = [total + value for total, value in zip(self.tokens, step.tokens, strict=True)]
             self.peak_context = max(self.peak_context, step.context)
-            if step.cost is not None:
-                self.cost_picos += step.cost
-            elif any(step.tokens[:4]):
-                self.unpriced += 1
         else:
             self.tool_calls += 1
             if step.outcome is not None and step.outcome.is_failure:
@@ -180,12 +211,9 @@ def _duration(record: RawMessageRecord) -> int:
     return record.duration_ns if isinstance(record.duration_ns, int) and record.duration_ns >= 0 else 0
 
 
-def _model_step(record: RawMessageRecord, message: AssistantMessage, index: int) -> Step:
+def _model_step(record: RawMessageRecord, message: AssistantMessage, index: int, compactions: tuple[int, ...]) -> Step:
     stop = None if message.stop is None or message.stop.ok else message.stop.reason.value
     tokens = _tokens(record)
-    cost = None
-    if any(tokens[:4]) and message.provider and message.model:
-        cost = step_cost(message.provider, message.model, *tokens[:4], record.started_at)
     reply = (message.reasoning or "") + "\x00" + message.content
     return Step(
         StepKind.MODEL,
@@ -196,28 +224,64 @@ def _model_step(record: RawMessageRecord, message: AssistantMessage, index: int)
         stop=stop,
         preview=one_line(message.content or message.reasoning or "", PREVIEW),
         tokens=tokens,
-        cost=cost,
         duration_ns=_duration(record),
+        compactions=compactions,
     )
 
 
-class StepReader:
-    """A session's steps, read a keyset page at a time (:meth:`pages`); :attr:`totals` as they go."""
+@dataclass(slots=True)
+class _Call:
+    """A tool call waiting for its result (made a :class:`Step` once it has one, or never will)."""
 
-    def __init__(self, store: BrowsingStore, session_id: str, *, page: int = PAGE) -> None:
+    index: int
+    sequence: int
+    tool: str
+    arguments: str
+    preview: str
+    detail: str = ""
+    outcome: Outcome | None = None
+    result: str = ""
+    duration_ns: int = 0
+    child: str | None = None
+
+    def step(self) -> Step:
+        key = f"tool:{self.tool}:{self.arguments}"
+        return Step(
+            StepKind.TOOL,
+            key,
+            self.index,
+            self.sequence,
+            tool=self.tool,
+            arguments=self.arguments,
+            detail=self.detail,
+            outcome=self.outcome,
+            preview=self.preview,
+            result=self.result,
+            duration_ns=self.duration_ns,
+            child=self.child,
+        )
+
+
+class StepReader:
+    """A session's steps, read a keyset page at a time (:meth:`pages`); :attr:`totals` as they go.
+
+    The first page is small (``first_page`` rows), so the first screen of a comparison
+    waits for little; the others are ``page`` rows.
+    """
+
+    def __init__(
+        self, store: BrowsingStore, session_id: str, *, page: int = PAGE, first_page: int = FIRST_PAGE
+    ) -> None:
         self.store = store
         self.session_id = session_id
         self.page = page
+        self.first_page = min(first_page, page)
         self.totals = RunTotals()
         #: Compaction boundaries (sequence, version) not yet passed, highest first.
         self._boundaries: list[tuple[int, int]] = []
-        self._queue: list[Step] = []  # steps in order; tool calls may wait for their result
-        self._waiting: dict[str, int] = {}  # tool call id -> its place in the queue
+        self._queue: list[Step | _Call] = []  # steps in order; calls may wait for their result
+        self._waiting: dict[str, _Call] = {}  # tool call id -> its call
         self._count = 0
-
-    async def _load_boundaries(self) -> None:
-        versions = await self.store.all_snapshot_versions(self.session_id)
-        self._boundaries = sorted(((meta.compacted_through_sequence, meta.version) for meta in versions), reverse=True)
 
     def _next_index(self) -> int:
         self._count += 1
@@ -225,6 +289,8 @@ class StepReader:
 
     def _passed(self, sequence: int) -> tuple[int, ...]:
         """Versions whose boundary lies before ``sequence`` (each handed out once)."""
+        if not self._boundaries or self._boundaries[-1][0] >= sequence:
+            return ()
         passed = []
         while self._boundaries and self._boundaries[-1][0] < sequence:
             passed.append(self._boundaries.pop()[1])
@@ -234,85 +300,90 @@ class StepReader:
         message = record.message
         if isinstance(message, ToolMessage):
             self._result(record, message)
-            return
-        if isinstance(message, UserMessage):
-            self._settle()
+        elif isinstance(message, UserMessage):
+            self._waiting.clear()  # a new turn: the calls still waiting will get no result
             text = message.text
-            step = Step(
-                StepKind.USER,
-                f"user:{digest(text)}",
-                self._next_index(),
-                record.sequence,
-                preview=one_line(text, PREVIEW),
-                duration_ns=_duration(record),
-            )
-            self._queue.append(replace(step, compactions=self._passed(record.sequence)))
-        elif isinstance(message, AssistantMessage):
-            self._settle()
-            step = _model_step(record, message, self._next_index())
-            self._queue.append(replace(step, compactions=self._passed(record.sequence)))
-            for call in message.tool_calls:
-                arguments = digest(arguments_text(call.arguments))
-                shown = one_line(f"{call.name}({arguments_text(call.arguments)})", PREVIEW)
-                self._waiting[call.id] = len(self._queue)
-                key = f"tool:{call.name}:{arguments}"
-                index = self._next_index()
-                self._queue.append(
-                    Step(StepKind.TOOL, key, index, record.sequence, tool=call.name, arguments=arguments, preview=shown)
+            self._queue.append(
+                Step(
+                    StepKind.USER,
+                    f"user:{digest(text)}",
+                    self._next_index(),
+                    record.sequence,
+                    preview=one_line(text, PREVIEW),
+                    duration_ns=_duration(record),
+                    compactions=self._passed(record.sequence),
                 )
+            )
+        elif isinstance(message, AssistantMessage):
+            self._waiting.clear()
+            step = _model_step(record, message, self._next_index(), self._passed(record.sequence))
+            self.totals.charge(message.provider, message.model, step.tokens, record.started_at)
+            self._queue.append(step)
+            for call in message.tool_calls:
+                shown = arguments_text(call.arguments)
+                waiting = _Call(
+                    self._next_index(),
+                    record.sequence,
+                    call.name,
+                    digest(shown),
+                    one_line(f"{call.name}({shown})", PREVIEW),
+                )
+                self._waiting[call.id] = waiting
+                self._queue.append(waiting)
 
     def _result(self, record: RawMessageRecord, message: ToolMessage) -> None:
-        place = self._waiting.pop(message.tool_call_id, None)
-        if place is None:
+        waiting = self._waiting.pop(message.tool_call_id, None)
+        if waiting is None:
             return  # a result no call of this run waits for (another runtime, a damaged row)
         outcome = tool_outcome(message.success, message.content)
         text = message.text
-        child = _CHILD.search(text)
-        self._queue[place] = replace(
-            self._queue[place],
-            detail=digest(f"{outcome.value}\x00{text}"),
-            outcome=outcome,
-            result=one_line(text, PREVIEW),
-            duration_ns=_duration(record),
-            child=child.group(1) if child else None,
-        )
-
-    def _settle(self) -> None:
-        """A new user turn or model step: the calls still waiting will get no result."""
-        self._waiting.clear()
+        child = _CHILD.search(text) if '"session_id"' in text else None
+        waiting.detail = digest(f"{outcome.value}\x00{text}")
+        waiting.outcome = outcome
+        waiting.result = one_line(text, PREVIEW)
+        waiting.duration_ns = _duration(record)
+        waiting.child = child.group(1) if child else None
 
     def _ready(self, *, final: bool) -> list[Step]:
+        """The steps at the queue's head that can no longer change."""
         if final:
             self._waiting.clear()
-        first_waiting = min(self._waiting.values(), default=len(self._queue))
-        ready, self._queue = self._queue[:first_waiting], self._queue[first_waiting:]
-        self._waiting = {call: place - first_waiting for call, place in self._waiting.items()}
-        for step in ready:
+        waiting = set(map(id, self._waiting.values()))
+        ready: list[Step] = []
+        for item in self._queue:
+            if id(item) in waiting:
+                break
+            step = item.step() if isinstance(item, _Call) else item
             self.totals.add(step)
+            ready.append(step)
+        del self._queue[: len(ready)]
         return ready
 
     async def pages(self) -> AsyncIterator[list[Step]]:
         """The run's steps, in order, a page at a time (a page may be empty while calls wait)."""
-        await self._load_boundaries()
+        versions = await self.store.all_snapshot_versions(self.session_id)
+        self._boundaries = sorted(((meta.compacted_through_sequence, meta.version) for meta in versions), reverse=True)
         after_sequence: int | None = None
         after_id: str | None = None
+        size = self.first_page
         while True:
             rows = await self.store.raw_page(
-                self.session_id, after_sequence=after_sequence, after_id=after_id, limit=self.page
+                self.session_id, after_sequence=after_sequence, after_id=after_id, limit=size
             )
             for record in rows:
                 self.totals.messages += 1
                 self.totals.duration_ns += _duration(record)
                 self._add(record)
-            last = len(rows) < self.page
+            last = len(rows) < size
             steps = self._ready(final=last)
             if last:
-                self.totals.compactions += len(self._boundaries)  # boundaries past the last step
+                self.totals.compactions += len(self._boundaries)  # boundaries after the last step
                 self._boundaries.clear()
                 yield steps
                 return
             yield steps
             after_sequence, after_id = rows[-1].sequence, rows[-1].id
+            size = self.page
 
 
-__all__ = ["PAGE", "RunTotals", "Step", "StepKind", "StepReader", "arguments_text", "digest", "normalise"]
+__all__ = ["FIRST_PAGE", "PAGE", "RunTotals", "Step", "StepKind", "StepReader", "arguments_text", "digest", "normalise"]
