@@ -164,14 +164,14 @@ class RunTotals:
         if not provider or not model:
             self.unpriced += 1
             return
-        self.to_price[(provider, model, *tokens[:4], started)] += 1  # type: ignore[arg-type]
+        self.to_price[(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], started)] += 1
         if len(self.to_price) >= PRICE_BATCH:
             self.price()
 
     def price(self) -> None:
         """Price the steps noted so far (:func:`~zett_browser.index.pricing.step_cost`; loads the table)."""
-        for (provider, model, *counts, started), steps in self.to_price.items():
-            cost = step_cost(provider, model, counts[0], counts[1], counts[2], counts[3], started)
+        for (provider, model, given, made, read, written, started), steps in self.to_price.items():
+            cost = step_cost(provider, model, given, made, read, written, started)
             if cost is None:
                 self.unpriced += steps
             else:
