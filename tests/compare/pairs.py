@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,6 +46,44 @@ def generate(python: Path, directory: Path) -> Pairs:
     assert result.returncode == 0, result.stderr[-4000:]
     ids = json.loads((directory / "pairs.json").read_text(encoding="utf-8"))
     return Pairs(directory / "pairs.sqlite3", directory / "children.sqlite3", {k: tuple(v) for k, v in ids.items()})
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def steady(pairs: Pairs, target: Path) -> Path:
+    """A copy of the pairs' store made the same every run, for snapshots.
+
+    The runtime's child ids are random and its clock is the wall clock: child ids become
+    fixed ones (in order of appearance), times a fixed moment per session, durations a
+    fixed value per row.
+    """
+    shutil.copy(pairs.store, target)
+    with sqlite3.connect(target) as connection:
+        sessions = [row[0] for row in connection.execute("SELECT id FROM agent_sessions ORDER BY id")]
+        found: dict[str, str] = {}
+        rows = connection.execute("SELECT id, content, message_json FROM raw_messages ORDER BY session_id, sequence")
+        for row_id, content, message_json in rows.fetchall():
+            for old in UUID.findall(f"{content or ''} {message_json}"):
+                if old not in sessions and old not in found:
+                    found[old] = f"01a245fb-0000-7000-8000-{len(found) + 1:012d}"
+            fixed = [content, message_json]
+            for old, new in found.items():
+                fixed = [value.replace(old, new) if value else value for value in fixed]
+            connection.execute("UPDATE raw_messages SET content = ?, message_json = ? WHERE id = ?", (*fixed, row_id))
+        for rank, session in enumerate(sessions):
+            moment = f"2026-12-03 10:{rank:02d}:00.000000"
+            connection.execute(
+                "UPDATE agent_sessions SET created_at = ?, updated_at = ? WHERE id = ?", (moment, moment, session)
+            )
+            connection.execute(
+                "UPDATE raw_messages SET started_at = ?, completed_at = ?, created_at = ?, updated_at = ?,"
+                " duration_ns = 1000000 * (1 + sequence % 3) WHERE session_id = ?",
+                (moment, moment, moment, moment, session),
+            )
+        connection.commit()
+    connection.close()
+    return target
 
 
 if __name__ == "__main__":  # pragma: no cover - a manual helper
