@@ -51,14 +51,23 @@ SHORT = {
 
 
 def deltas_text(deltas: list[Delta], *, final: bool) -> Text:
-    """The deltas in a few wrapped lines: ``steps 5→5 · in 142→157 (+15, A) · …``."""
+    """The deltas in a few wrapped lines: ``steps 5→5 · in 142→157 (+15, A better) · …``.
+
+    Measures both runs have none of are left out (steps, calls and failures always show).
+    """
     text = Text()
-    shown = [delta for delta in deltas if delta.what in SHORT]
+    always = ("model steps", "tool calls", "failed tool calls")
+    shown = [
+        delta
+        for delta in deltas
+        if delta.what in SHORT and (delta.what in always or {delta.left, delta.right} - {"0", "$0", "0 s"})
+    ]
     for number, delta in enumerate(shown):
         if number:
             text.append(" · ", style="dim")
         text.append(f"{SHORT[delta.what]} ", style="dim")
-        text.append(f"{delta.left}→{delta.right}")
+        unknown = delta.left == delta.right == "cost unknown"
+        text.append("?" if unknown else f"{delta.left}→{delta.right}")
         if delta.change != "=":
             text.append(f" ({delta.change}", style="bold")
             text.append(f", {delta.better} better)" if delta.better else ")", style="bold")
@@ -148,6 +157,7 @@ def mark_or_compare(
     notify: Callable[..., object],
     open_screen: Callable[[CompareScreen], object],
     make: Callable[[SessionNode, SessionNode], CompareScreen],
+    clear: Callable[[], object] = lambda: None,
 ) -> SessionNode | None:
     """``=``: the session marked after this key (the first of two; None once compared or unmarked)."""
     if session is None:
@@ -159,6 +169,7 @@ def mark_or_compare(
     if marked.session_id == session.session_id:
         notify("Unmarked: = marks a session to compare", markup=False, timeout=3)
         return None
+    clear()  # the "Marked …" notice is done
     open_screen(make(marked, session))
     return None
 

@@ -293,4 +293,5 @@ class MainScreen(FrameHold, Screen[None]):
             notify=self.notify,
             open_screen=self.app.push_screen,
             make=lambda left, right: CompareScreen(self.store, left, right, self.reader),
+            clear=self.app.clear_notifications,
         )

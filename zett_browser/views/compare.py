@@ -100,7 +100,8 @@ def _line(what: str, left: int, right: int, shown: tuple[str, str, str], lower_i
 
 
 def deltas(a: RunTotals, b: RunTotals) -> list[Delta]:
-    """Each measure of two runs (B against A); lower is better for all but user turns."""
+    """Each measure of two runs (B against A); lower is better for all but user turns,
+    skipped/cancelled calls and compactions (neither side is better for those)."""
 
     def counted(what: str, left: int, right: int, *, judged: bool = True) -> Delta:
         return _line(what, left, right, (_count(left), _count(right), _count(abs(right - left))), judged)
@@ -121,7 +122,7 @@ def deltas(a: RunTotals, b: RunTotals) -> list[Delta]:
     rows.append(_line("cost", a.cost_picos, b.cost_picos, (cost_a, cost_b, cost_change), priced))
     time = (_duration(a.duration_ns), _duration(b.duration_ns), _duration(abs(b.duration_ns - a.duration_ns)))
     rows.append(_line("measured time", a.duration_ns, b.duration_ns, time))
-    rows.append(counted("compactions", a.compactions, b.compactions))
+    rows.append(counted("compactions", a.compactions, b.compactions, judged=False))
     rows.append(counted("peak context", a.peak_context, b.peak_context))
     return rows
 

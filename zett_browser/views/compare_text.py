@@ -18,7 +18,7 @@ def side_text(step: Step | None) -> str:
     """One side of an aligned row: what the step was (empty when the run has no step there)."""
     if step is None:
         return ""
-    mark = "◆ " if step.compactions else ""
+    mark = "◆ " + ",".join(f"v{version}" for version in step.compactions) + " " if step.compactions else ""
     if step.kind is StepKind.USER:
         return f"{mark}#{step.sequence} user: {step.preview}"
     if step.kind is StepKind.MODEL:
