@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
         "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
         "--session ID` (Markdown, HTML or JSON), `zett-browser context [STORE] --session ID [--at N]` (what "
-        "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser serve "
+        "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser "
+        "compare [STORE] A B` (two sessions step by step), `zett-browser serve "
         "[STORE]` (the app in a web page); each has --help.",
     )
     add_store(parser)
