@@ -17,8 +17,9 @@ Ids in arguments and results (UUIDs, ``call_…`` ids, ISO timestamps) are maske
 hashing: two runs never share them, and they must not make equal work look different.
 
 :class:`StepReader` reads a session with the storage's keyset pages
-(:meth:`~zett_browser.model.store.BrowsingStore.raw_page`): memory holds one page and the
-tool calls still waiting for their result, whatever the session's length.
+(:meth:`~zett_browser.model.store.BrowsingStore.step_page`: only the columns a step needs):
+memory holds one page and the tool calls still waiting for their result, whatever the
+session's length.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from enum import StrEnum
 from typing import Any
 
 from ..index.pricing import step_cost
-from ..model import AssistantMessage, RawMessageRecord, ToolMessage, UserMessage
+from ..model import AssistantMessage, ToolMessage, UserMessage
 from ..model.outcomes import Outcome, tool_outcome
+from ..model.steps import StepRow
 from ..model.store import BrowsingStore
 from ..text import one_line
 
@@ -196,7 +198,7 @@ class RunTotals:
                 self.other_outcomes += 1
 
 
-def _tokens(record: RawMessageRecord) -> tuple[int, int, int, int, int]:
+def _tokens(record: StepRow) -> tuple[int, int, int, int, int]:
     values = (
         record.input_tokens,
         record.output_tokens,
@@ -207,11 +209,13 @@ def _tokens(record: RawMessageRecord) -> tuple[int, int, int, int, int]:
     return tuple(value if isinstance(value, int) and value >= 0 else 0 for value in values)  # type: ignore[return-value]
 
 
-def _duration(record: RawMessageRecord) -> int:
+def _duration(record: StepRow) -> int:
     return record.duration_ns if isinstance(record.duration_ns, int) and record.duration_ns >= 0 else 0
 
 
-def _model_step(record: RawMessageRecord, message: AssistantMessage, index: int, compactions: tuple[int, ...]) -> Step:
+def _model_step(
+    record: StepRow, message: AssistantMessage, index: int, sequence: int, compactions: tuple[int, ...]
+) -> Step:
     stop = None if message.stop is None or message.stop.ok else message.stop.reason.value
     tokens = _tokens(record)
     reply = (message.reasoning or "") + "\x00" + message.content
@@ -219,7 +223,7 @@ def _model_step(record: RawMessageRecord, message: AssistantMessage, index: int,
         StepKind.MODEL,
         f"model:{stop or ''}",
         index,
-        record.sequence,
+        sequence,
         detail=digest(reply),
         stop=stop,
         preview=one_line(message.content or message.reasoning or "", PREVIEW),
@@ -296,8 +300,9 @@ class StepReader:
             passed.append(self._boundaries.pop()[1])
         return tuple(passed)
 
-    def _add(self, record: RawMessageRecord) -> None:
+    def _add(self, record: StepRow) -> None:
         message = record.message
+        sequence = record.sequence if record.sequence is not None else 0  # a damaged row still takes its place
         if isinstance(message, ToolMessage):
             self._result(record, message)
         elif isinstance(message, UserMessage):
@@ -308,22 +313,22 @@ class StepReader:
                     StepKind.USER,
                     f"user:{digest(text)}",
                     self._next_index(),
-                    record.sequence,
+                    sequence,
                     preview=one_line(text, PREVIEW),
                     duration_ns=_duration(record),
-                    compactions=self._passed(record.sequence),
+                    compactions=self._passed(sequence),
                 )
             )
         elif isinstance(message, AssistantMessage):
             self._waiting.clear()
-            step = _model_step(record, message, self._next_index(), self._passed(record.sequence))
+            step = _model_step(record, message, self._next_index(), sequence, self._passed(sequence))
             self.totals.charge(message.provider, message.model, step.tokens, record.started_at)
             self._queue.append(step)
             for call in message.tool_calls:
                 shown = arguments_text(call.arguments)
                 waiting = _Call(
                     self._next_index(),
-                    record.sequence,
+                    sequence,
                     call.name,
                     digest(shown),
                     one_line(f"{call.name}({shown})", PREVIEW),
@@ -331,7 +336,7 @@ class StepReader:
                 self._waiting[call.id] = waiting
                 self._queue.append(waiting)
 
-    def _result(self, record: RawMessageRecord, message: ToolMessage) -> None:
+    def _result(self, record: StepRow, message: ToolMessage) -> None:
         waiting = self._waiting.pop(message.tool_call_id, None)
         if waiting is None:
             return  # a result no call of this run waits for (another runtime, a damaged row)
@@ -363,13 +368,10 @@ class StepReader:
         """The run's steps, in order, a page at a time (a page may be empty while calls wait)."""
         versions = await self.store.all_snapshot_versions(self.session_id)
         self._boundaries = sorted(((meta.compacted_through_sequence, meta.version) for meta in versions), reverse=True)
-        after_sequence: int | None = None
         after_id: str | None = None
         size = self.first_page
         while True:
-            rows = await self.store.raw_page(
-                self.session_id, after_sequence=after_sequence, after_id=after_id, limit=size
-            )
+            rows = await self.store.step_page(self.session_id, after_id=after_id, limit=size)
             for record in rows:
                 self.totals.messages += 1
                 self.totals.duration_ns += _duration(record)
@@ -382,7 +384,7 @@ class StepReader:
                 yield steps
                 return
             yield steps
-            after_sequence, after_id = rows[-1].sequence, rows[-1].id
+            after_id = rows[-1].id
             size = self.page
 
 
