@@ -24,8 +24,9 @@ from ..storage import SQLSessionStorage, StoreError
 from ..text import clean, one_line, safe_json
 from ..views.compare import Comparison
 from ..views.compare_align import Row
-from ..views.compare_steps import RunTotals, Step
+from ..views.compare_steps import Step
 from ..views.compare_text import delta_lines, describe, row_line, side_text
+from ..views.compare_totals import RunTotals
 from ..views.labels import node_name
 from .args import OneLineParser, add_store, bounded, closed_pipe
 from .sessions import SessionChoiceError, resolve_session

@@ -15,7 +15,8 @@ from decimal import Decimal
 
 from ..model.store import BrowsingStore
 from .compare_align import FIRST_WINDOW, WINDOW, Aligner, Row
-from .compare_steps import PAGE, RunTotals, StepReader
+from .compare_steps import PAGE, StepReader
+from .compare_totals import RunTotals
 from .formatting import human_duration
 from .usage_text import money
 

@@ -27,19 +27,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..index.pricing import step_cost
 from ..model import AssistantMessage, ToolMessage, UserMessage
 from ..model.outcomes import Outcome, tool_outcome
 from ..model.steps import StepRow
 from ..model.store import BrowsingStore
 from ..text import one_line
+from .compare_totals import RunTotals
 
 #: Raw Log rows read per page, and in the first page (the first screen waits for it).
 PAGE = 500
@@ -51,9 +49,6 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _CALL = re.compile(r"\b(?:call|toolu|srvtoolu)_[A-Za-z0-9_]+")
 _CHILD = re.compile(r'"session_id"\s*:\s*"([0-9a-fA-F-]{36})"')
-#: Steps are priced at the end (:meth:`RunTotals.price`: the price table takes up to a second
-#: to load, never before the first screen), or once this many distinct ones wait.
-PRICE_BATCH = 50_000
 
 
 class StepKind(StrEnum):
@@ -134,68 +129,6 @@ class Step:
     def context(self) -> int:
         """The model step's context size: its measured input tokens."""
         return self.tokens[0]
-
-
-@dataclass
-class RunTotals:
-    """What a run added up to: the deltas that decide which run was better."""
-
-    steps: int = 0
-    user_turns: int = 0
-    tool_calls: int = 0
-    failures: int = 0
-    #: Tool calls that ended otherwise (skipped, cancelled, interrupted, aborted): not failures.
-    other_outcomes: int = 0
-    stops: int = 0
-    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
-    cost_picos: int = 0
-    unpriced: int = 0
-    duration_ns: int = 0
-    compactions: int = 0
-    messages: int = 0
-    peak_context: int = 0
-    #: Steps still to price: (provider, model, input, output, cache read, cache write, start) -> steps.
-    to_price: Counter[tuple[str, str, int, int, int, int, datetime | None]] = field(default_factory=Counter)
-
-    def charge(
-        self, provider: str | None, model: str | None, tokens: tuple[int, ...], started: datetime | None
-    ) -> None:
-        """Note a model step's cost, priced later (:meth:`price`); one without tokens costs nothing."""
-        if not any(tokens[:4]):
-            return
-        if not provider or not model:
-            self.unpriced += 1
-            return
-        self.to_price[(provider, model, tokens[0], tokens[1], tokens[2], tokens[3], started)] += 1
-        if len(self.to_price) >= PRICE_BATCH:
-            self.price()
-
-    def price(self) -> None:
-        """Price the steps noted so far (:func:`~zett_browser.index.pricing.step_cost`; loads the table)."""
-        for (provider, model, given, made, read, written, started), steps in self.to_price.items():
-            cost = step_cost(provider, model, given, made, read, written, started)
-            if cost is None:
-                self.unpriced += steps
-            else:
-                self.cost_picos += cost * steps
-        self.to_price.clear()
-
-    def add(self, step: Step) -> None:
-        """Count one finished step."""
-        self.compactions += len(step.compactions)
-        if step.kind is StepKind.USER:
-            self.user_turns += 1
-        elif step.kind is StepKind.MODEL:
-            self.steps += 1
-            self.stops += step.stop is not None
-            self.tokens = [total + value for total, value in zip(self.tokens, step.tokens, strict=True)]
-            self.peak_context = max(self.peak_context, step.context)
-        else:
-            self.tool_calls += 1
-            if step.outcome is not None and step.outcome.is_failure:
-                self.failures += 1
-            elif step.outcome is not None and step.outcome is not Outcome.OK:
-                self.other_outcomes += 1
 
 
 def _tokens(record: StepRow) -> tuple[int, int, int, int, int]:
@@ -388,4 +321,4 @@ class StepReader:
             size = self.page
 
 
-__all__ = ["FIRST_PAGE", "PAGE", "RunTotals", "Step", "StepKind", "StepReader", "arguments_text", "digest", "normalise"]
+__all__ = ["FIRST_PAGE", "PAGE", "Step", "StepKind", "StepReader", "arguments_text", "digest", "normalise"]
