@@ -16,11 +16,12 @@ from .messages import AnyMessage, UnreadableMessage
 
 @dataclass(frozen=True, slots=True)
 class StepRow:
-    """One Raw Log row as ``compare`` reads it (a bad number is None)."""
+    """One Raw Log row as ``compare`` reads it (a bad number is None; a system row's message is
+    None: not decoded, it is no step)."""
 
     id: str
     sequence: int | None
-    message: AnyMessage | UnreadableMessage
+    message: AnyMessage | UnreadableMessage | None
     started_at: datetime | None
     duration_ns: int | None
     input_tokens: int | None

@@ -3,7 +3,8 @@
 A page reads the ``(session_id, sequence)`` index and the narrow columns a step needs
 (:class:`~zett_browser.model.steps.StepRow`): the message decoded with the storage's
 decoder, the token counters, the measured duration and the start time; never the other
-timestamps, metadata or tags. A value that cannot be read is None (a message: an
+timestamps, metadata or tags; a system row's message (the request's prompt, stored again
+with every request) is not decoded. A value that cannot be read is None (a message: an
 :class:`~zett_browser.model.UnreadableMessage`), never a failed page.
 """
 
@@ -33,7 +34,11 @@ _NUMBERS = (
     "cache_write_tokens",
     "reasoning_tokens",
 )
-_STEP_COLUMNS = [read_column(raw_t.c[name]) for name in ("id", "sequence", "message_json", "started_at", *_NUMBERS)]
+_STEP_COLUMNS = [
+    read_column(raw_t.c[name]) for name in ("id", "sequence", "role", "message_json", "started_at", *_NUMBERS)
+]
+#: zett-agent's role code of a system row: stored again with every request, never a step.
+SYSTEM = 1
 
 
 def _int(value: Any) -> int | None:
@@ -41,10 +46,13 @@ def _int(value: Any) -> int | None:
 
 
 def step_from_row(row: Mapping[str, Any]) -> StepRow:
-    """A row's step columns; a bad number or time is None, a bad envelope an unreadable message."""
+    """A row's step columns; a bad number or time is None, a bad envelope an unreadable message,
+    a system row's message None (not decoded)."""
     started = row["started_at"]
     payload = row["message_json"]
-    message = decode_message_leniently(payload if isinstance(payload, str) else str(payload))
+    message = None
+    if row["role"] != SYSTEM:
+        message = decode_message_leniently(payload if isinstance(payload, str) else str(payload))
     return StepRow(
         str(row["id"]),
         _int(row["sequence"]),
@@ -67,4 +75,4 @@ async def step_page(reader: Reader, session_id: str, *, after_id: str | None = N
     return await reader.run(work)
 
 
-__all__ = ["step_from_row", "step_page"]
+__all__ = ["SYSTEM", "step_from_row", "step_page"]

@@ -152,6 +152,8 @@ class Aligner:
 
     def _pair(self, lefts: list[Step], rights: list[Step], ended: tuple[bool, bool]) -> list[Row]:
         """Rows for a run of unmatched steps: paired by kind, the rest on one side."""
+        if not lefts and not rights:
+            return []
         rows = []
         ops = edit_script([s.kind.value for s in lefts], [s.kind.value for s in rights], self.max_d)
         # A step after the other run's last one: the other run stopped before it.
