@@ -26,6 +26,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -111,6 +112,39 @@ async def one_round(path: Path) -> tuple[float, float, float, float, int, int]:
         await storage.close()
 
 
+async def in_app(path: Path) -> float:
+    """Seconds from ``=`` on the second session to a compare screen painted with a screenful of rows
+    (headless, 160×45: the app factory, the tree, the keys a user presses)."""
+    from zett_browser.app import make_app
+    from zett_browser.widgets.compare import CompareView
+    from zett_browser.widgets.session_tree import SessionTree
+
+    app = make_app(str(path), session=A, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.5)
+        app.screen.query_one(SessionTree).focus()
+        await pilot.press("equals_sign", "up")
+        await pilot.pause(0.3)
+        painted: list[float] = []
+        render_line = CompareView.render_line
+
+        def timed(view: CompareView, y: int) -> Any:  # the first line painted with a screenful of rows
+            if not painted and len(view.rows) >= SCREEN_ROWS:
+                painted.append(time.perf_counter())
+            return render_line(view, y)
+
+        CompareView.render_line = timed  # type: ignore[method-assign]
+        try:
+            began = time.perf_counter()
+            app.screen.action_compare()  # what the second `=` runs (pilot.press waits for the screen to idle)
+            while not painted:
+                await asyncio.sleep(0.001)
+        finally:
+            CompareView.render_line = render_line  # type: ignore[method-assign]
+        return painted[0] - began
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -131,8 +165,10 @@ def main() -> int:
         pricings.append(priced)
         print(f"round {number + 1}: first screen {first * 1000:.0f} ms, whole {whole:.2f} s (CPU {used:.2f} s)",
               file=sys.stderr)  # fmt: skip
+    apps = [asyncio.run(in_app(path)) for _ in range(args.rounds)]
     first_median, whole_median = statistics.median(firsts), statistics.median(wholes)
     missed = (first_median > FIRST_SCREEN_TARGET) + (whole_median > WHOLE_TARGET)
+    missed += statistics.median(apps) > FIRST_SCREEN_TARGET
     load = os.getloadavg()[0]
     print(f"compare of two {MESSAGES:,}-message sessions ({rows:,} aligned rows, {divergences} divergences)")
     print(f"load average {load:.2f}, {args.rounds} rounds, medians (min–max)")
@@ -146,13 +182,18 @@ def main() -> int:
         f"| whole alignment | {whole_median:.2f} s | {min(wholes):.2f} s | {max(wholes):.2f} s"
         f" | ≤ {WHOLE_TARGET:.0f} s |"
     )
+    app_median = statistics.median(apps)
+    print(
+        f"| first screen in the app (`=` to painted rows, headless) | {app_median * 1000:.0f} ms"
+        f" | {min(apps) * 1000:.0f} ms | {max(apps) * 1000:.0f} ms | ≤ {FIRST_SCREEN_TARGET * 1000:.0f} ms |"
+    )
     cpu_median = statistics.median(cpus)
     print(f"| whole alignment, CPU time | {cpu_median:.2f} s | {min(cpus):.2f} s | {max(cpus):.2f} s | – |")
     print(
         f"| then pricing the steps (the price table's first load) | {statistics.median(pricings) * 1000:.0f} ms"
         f" | {min(pricings) * 1000:.0f} ms | {max(pricings) * 1000:.0f} ms | – |"
     )
-    print(f"{missed} of 2 targets missed")
+    print(f"{missed} of 3 targets missed")
     return 1 if missed else 0
 
 

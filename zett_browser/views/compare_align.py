@@ -17,6 +17,7 @@ one side after the other run's last step is that run having stopped.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from .compare_steps import Step, StepKind
 
 #: Steps of each run aligned at once, and the margin left unread at a window's end.
 WINDOW = 1_000
-FIRST_WINDOW = 120
+FIRST_WINDOW = 64
 #: Edits beyond which a window is aligned by difflib instead of the exact shortest script.
 MAX_D = 256
 
@@ -215,12 +216,16 @@ class Aligner:
         done = [False, False]
         window = self.first_window
         while True:
-            for side, (steps, source) in enumerate(((a, left), (b, right))):
-                while not done[side] and len(steps) < window:
+
+            async def fill(side: int, steps: list[Step], source: AsyncIterator[list[Step]], size: int) -> None:
+                while not done[side] and len(steps) < size:
                     try:
                         steps.extend(await anext(source))
                     except StopAsyncIteration:
                         done[side] = True
+
+            # Both runs' pages are read at once (the store answers each on a connection of its own).
+            await asyncio.gather(fill(0, a, left, window), fill(1, b, right, window))
             if not a and not b:
                 return
             ops = edit_script([s.key for s in a], [s.key for s in b], self.max_d)

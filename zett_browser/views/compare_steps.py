@@ -41,7 +41,7 @@ from .compare_totals import RunTotals
 
 #: Raw Log rows read per page, and in the first page (the first screen waits for it).
 PAGE = 500
-FIRST_PAGE = 150
+FIRST_PAGE = 80
 #: Characters of a step's text kept for display.
 PREVIEW = 120
 
