@@ -45,8 +45,15 @@ FIRST_SCREEN_TARGET = 0.300
 WHOLE_TARGET = 3.0
 
 
-def build(path: Path) -> None:
+def changes(messages: int) -> tuple[int, int]:
+    """Where B differs (message indexes; ``messages`` a multiple of 40): a tool result halfway,
+    an extra step nine tenths in, each in the right place of the four-message cycle."""
+    return messages // 2 + 2, messages * 9 // 10 + 1
+
+
+def build(path: Path, messages: int = MESSAGES) -> None:
     """Two sessions of the same run; B with one changed tool result and one extra call."""
+    changed, extra_at = changes(messages)
     db = _new_store(path)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for session_id in (A, B):
@@ -55,12 +62,12 @@ def build(path: Path) -> None:
         clock = start
         batch = []
         sequence = 0
-        for index, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, MESSAGES)):
-            if session_id == B and index == 5_002:  # a tool result (phase 2): another answer
+        for index, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, messages)):
+            if session_id == B and index == changed:  # a tool result (phase 2): another answer
                 content = "the file was changed upstream"
                 message = ToolMessage(tool_call_id=f"call_{index - 1}", name="read_file", content=content)
             rows = [(kind, message, content, tool_name, usage)]
-            if session_id == B and index == 9_001:  # an extra step with a call, and its result
+            if session_id == B and index == extra_at:  # an extra step with a call, and its result
                 call = ToolCall("call_extra", "grep", {"pattern": "retry"})
                 step = AssistantMessage(content="", tool_calls=(call,), provider="p", model="m")
                 found = ToolMessage(tool_call_id="call_extra", name="grep", content="src/retry.py:12")

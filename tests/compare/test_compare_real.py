@@ -133,7 +133,7 @@ def test_the_command_line_names_the_first_divergence(compare_pairs: Pairs, capsy
     out = capsys.readouterr().out.splitlines()
     assert out[2] == "first divergence at row 5 (A #5 / B #5): different result (lookup)"
     assert out[3].endswith("beta = 2") and out[4].endswith("beta = 20 (changed upstream)")
-    assert "10 aligned rows: 9 same, 1 changed, 0 only A, 0 only B; 1 stretches of differences" in out
+    assert "10 aligned rows: 9 same, 1 changed, 0 only A, 0 only B; 1 stretch of differences" in out
     assert any(line.startswith("tool calls") and line.split()[-1] == "=" for line in out)
     assert all(len(line) <= 120 for line in out[out.index("rows 2–10 of 10 (A | B):") :])
 

@@ -144,7 +144,8 @@ async def _text(comparison: Comparison, labels: tuple[str, str], limit: int, wid
         print(f"  A: {side_text(first.left) or '— (no step)'}")
         print(f"  B: {side_text(first.right) or '— (no step)'}")
     counts = ", ".join(f"{count:,} {status.value}" for status, count in aligner.counts.items())
-    print(f"{aligner.rows:,} aligned rows: {counts}; {aligner.divergences:,} stretches of differences")
+    stretches = "stretch" if aligner.divergences == 1 else "stretches"
+    print(f"{aligner.rows:,} aligned rows: {counts}; {aligner.divergences:,} {stretches} of differences")
     print()
     for line in delta_lines(comparison.deltas()):
         print(line)

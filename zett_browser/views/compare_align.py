@@ -138,6 +138,8 @@ class Aligner:
         self.first: Row | None = None
         #: Rows where a stretch of differences starts (the first divergence included).
         self.divergences = 0
+        #: The most steps held at once (both windows): bounded, whatever the runs' length.
+        self.peak_held = 0
         self._previous_diverged = False
 
     def _row(self, left: Step | None, right: Step | None, status: RowStatus, why: str) -> Row:
@@ -226,6 +228,7 @@ class Aligner:
 
             # Both runs' pages are read at once (the store answers each on a connection of its own).
             await asyncio.gather(fill(0, a, left, window), fill(1, b, right, window))
+            self.peak_held = max(self.peak_held, len(a) + len(b))
             if not a and not b:
                 return
             ops = edit_script([s.key for s in a], [s.key for s in b], self.max_d)

@@ -93,7 +93,9 @@ class Step:
 
     Attributes:
         kind: User turn, model step or tool call.
-        key: The alignment key (kind, then the prompt's digest, the stop, or tool + arguments' digest).
+        key: The alignment key: kind, then the prompt's digest, the stop and reply's digest, or the
+            tool and its arguments' digest (a tool's result is not in it: a changed result is a
+            matched call that differs).
         index: The step's number in its run (0-based).
         sequence: The Raw Log sequence of its row (a tool call: its assistant message's).
         tool: A tool call's name.
@@ -151,13 +153,13 @@ def _model_step(
 ) -> Step:
     stop = None if message.stop is None or message.stop.ok else message.stop.reason.value
     tokens = _tokens(record)
-    reply = (message.reasoning or "") + "\x00" + message.content
+    reply = digest((message.reasoning or "") + "\x00" + message.content)
     return Step(
         StepKind.MODEL,
-        f"model:{stop or ''}",
+        f"model:{stop or ''}:{reply}",  # same reply: an anchor; another one is paired by kind
         index,
         sequence,
-        detail=digest(reply),
+        detail=reply,
         stop=stop,
         preview=one_line(message.content or message.reasoning or "", PREVIEW),
         tokens=tokens,
