@@ -26,7 +26,6 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -122,7 +121,10 @@ async def one_round(path: Path) -> tuple[float, float, float, float, int, int]:
 async def in_app(path: Path) -> float:
     """Seconds from ``=`` on the second session to a compare screen painted with a screenful of rows
     (headless, 160×45: the app factory, the tree, the keys a user presses)."""
+    from textual.strip import Strip
+
     from zett_browser.app import make_app
+    from zett_browser.screens.main import MainScreen
     from zett_browser.widgets.compare import CompareView
     from zett_browser.widgets.session_tree import SessionTree
 
@@ -136,15 +138,17 @@ async def in_app(path: Path) -> float:
         painted: list[float] = []
         render_line = CompareView.render_line
 
-        def timed(view: CompareView, y: int) -> Any:  # the first line painted with a screenful of rows
+        def timed(view: CompareView, y: int) -> Strip:  # the first line painted with a screenful of rows
             if not painted and len(view.rows) >= SCREEN_ROWS:
                 painted.append(time.perf_counter())
             return render_line(view, y)
 
-        CompareView.render_line = timed  # type: ignore[method-assign]
+        CompareView.render_line = timed  # type: ignore[method-assign,assignment]
         try:
+            main = app.screen
+            assert isinstance(main, MainScreen)
             began = time.perf_counter()
-            app.screen.action_compare()  # what the second `=` runs (pilot.press waits for the screen to idle)
+            main.action_compare()  # what the second `=` runs (pilot.press waits for the screen to idle)
             while not painted:
                 await asyncio.sleep(0.001)
         finally:
