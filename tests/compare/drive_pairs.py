@@ -17,7 +17,9 @@ delegated children of zett-agent's default subagent profiles, written to
 - ``result``: one tool result changed (``lookup('beta')`` answers otherwise in B);
 - ``compaction``: A compacted (by ``Agent.compact()`` after its second request, then in
   its requests by ``CompactionExtension``), B never;
-- ``fanout``: A delegates three ``task`` briefs in one step, B two of them.
+- ``fanout``: A delegates three ``task`` briefs in one step, B two of them;
+- ``stop``: B's model is cut off (``max_tokens``) where A's calls ``lookup('gamma')``: B's run
+  ends there.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ IDS: dict[str, tuple[str, str]] = {
     "result": (sid(1), sid(2)),
     "compaction": (sid(3), sid(4)),
     "fanout": (sid(5), sid(6)),
+    "stop": (sid(7), sid(8)),
 }
 
 VALUES = {"alpha": "alpha = 1", "beta": "beta = 2", "gamma": "gamma = 3"}
@@ -132,6 +135,15 @@ async def pair_result() -> None:
     await run(b, ScriptedModel("rb", result_script()), prompts, tools=(lookup_tool(changed),), title="lookup B")
 
 
+async def pair_stop() -> None:
+    prompts = ["Look up alpha, then beta.", "And gamma?"]
+    a, b = IDS["stop"]
+    tools = (lookup_tool(VALUES),)
+    await run(a, ScriptedModel("sa", result_script()), prompts, tools=tools, title="finished")
+    cut = [*result_script()[:3], Step(text="Let me thi", finish="max_tokens")]
+    await run(b, ScriptedModel("sb", cut), prompts, tools=tools, title="cut off")
+
+
 def compaction_script() -> list[Step]:
     steps = [Step(calls=(("lookup", {"key": "alpha"}),)), Step(text="alpha is 1. " * 6)]
     return steps + [Step(text=f"Answer {n}: " + "blue light scatters more. " * 6) for n in range(3)]
@@ -179,7 +191,7 @@ async def pair_fanout() -> None:
 async def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     runtime.HOME.mkdir(parents=True, exist_ok=True)
-    for pair in (pair_result, pair_compaction, pair_fanout):
+    for pair in (pair_result, pair_compaction, pair_fanout, pair_stop):
         await asyncio.wait_for(pair(), 120)
     for path in (PAIRS, runtime.DEFAULT_CHILD_STORE):
         connection = sqlite3.connect(path)

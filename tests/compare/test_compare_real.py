@@ -127,6 +127,29 @@ def test_different_subagent_fan_out(compare_pairs: Pairs, options: dict[str, int
     assert (comparison.left.totals.tool_calls, comparison.right.totals.tool_calls) == (3, 2)
 
 
+@pytest.mark.parametrize("options", [{}, SMALL_WINDOWS], ids=["one-window", "pages-of-two"])
+def test_a_run_cut_off(compare_pairs: Pairs, options: dict[str, int]) -> None:
+    """B's model is cut off (max_tokens) where A's calls ``lookup('gamma')``: a different stop,
+    then A's last steps alone, B having stopped."""
+    comparison, rows = compared(compare_pairs.store, compare_pairs.ids["stop"], options)
+    assert table(rows) == [
+        ("user#2", "same", "", "user#2"),
+        ("model#3", "same", "", "model#3"),
+        ("tool:lookup#3", "same", "", "tool:lookup#3"),
+        ("model#5", "same", "", "model#5"),
+        ("tool:lookup#5", "same", "", "tool:lookup#5"),
+        ("model#7", "same", "", "model#7"),
+        ("user#9", "same", "", "user#9"),
+        ("model#10", "changed", "different stop", "model#10"),
+        ("tool:lookup#10", "only A", "B stopped", "-"),
+        ("model#12", "only A", "B stopped", "-"),
+    ]
+    assert comparison.first is rows[7]
+    assert rows[7].right is not None and rows[7].right.stop == "max_output" and rows[7].left is not None
+    assert rows[7].left.stop is None
+    assert (comparison.left.totals.stops, comparison.right.totals.stops) == (0, 1)
+
+
 def test_the_command_line_names_the_first_divergence(compare_pairs: Pairs, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = compare_pairs.ids["result"]
     assert run_command(["compare", str(compare_pairs.store), a, b, "--width", "120"]) == 0
