@@ -180,7 +180,7 @@ def test_bad_sessions_are_one_line_and_exit_2(compare_pairs: Pairs, capsys: pyte
     store = str(compare_pairs.store)
     assert run_command(["compare", store, "0193a5c0", a]) == 2  # every pair shares it
     error = capsys.readouterr().err
-    assert "ambiguous" in error and error.count("\n") == 1
+    assert "A '0193a5c0' is ambiguous" in error and error.count("\n") == 1
     assert run_command(["compare", store, a, "ffffffff\x1b[2J"]) == 2
     error = capsys.readouterr().err
     assert "no session" in error and "\x1b" not in error and error.count("\n") == 1

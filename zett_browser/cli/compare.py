@@ -88,6 +88,14 @@ def totals_json(totals: RunTotals) -> dict[str, Any]:
     }
 
 
+async def _resolve(storage: SQLSessionStorage, name: str, typed: str) -> str:
+    """The session ``typed`` names; an error names the argument (``A``/``B``), not ``--session``."""
+    try:
+        return await resolve_session(storage, typed)
+    except SessionChoiceError as error:
+        raise SessionChoiceError(str(error).replace("--session ", f"{name} ", 1)) from None
+
+
 async def _label(storage: SQLSessionStorage, session_id: str) -> str:
     node = await storage.get_node(session_id)
     if node is None:
@@ -189,8 +197,8 @@ def main_compare(argv: list[str]) -> int:
 
     async def run() -> None:
         try:
-            left = await resolve_session(storage, args.a)
-            right = await resolve_session(storage, args.b)
+            left = await _resolve(storage, "A", args.a)
+            right = await _resolve(storage, "B", args.b)
             labels = (await _label(storage, left), await _label(storage, right))
             comparison = Comparison(storage, left, right)
             if args.json:

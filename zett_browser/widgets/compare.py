@@ -1,7 +1,8 @@
 """Provides the compare view's pane: two runs' aligned steps side by side, painted with the line API.
 
-The screen appends the rows as the alignment streams them (:meth:`CompareView.add_rows`);
-each is one terminal line — run A's step, a mark, run B's step — rendered to a strip only
+The screen appends the rows as the alignment streams them (:meth:`CompareView.add_rows`),
+kept as their two sides' text only (:class:`~zett_browser.views.compare_text.ShownRow`); each
+is one terminal line — run A's step, a mark, run B's step — rendered to a strip only
 when painted (kept per width), so the pane costs the screen's height whatever the runs'
 length. The first divergence is highlighted; ``n``/``N`` move to the next/previous row
 where a stretch of differences starts.
@@ -19,7 +20,7 @@ from textual.strip import Strip
 
 from ..keymap import bindings
 from ..views.compare_align import Row, RowStatus
-from ..views.compare_text import MARKS, side_text
+from ..views.compare_text import MARKS, ShownRow, shown
 from .linestyle import LineView
 from .render import style_of
 
@@ -32,14 +33,13 @@ ROLES = {
 }
 
 
-def row_text(row: Row, width: int, *, first: bool) -> Text:
+def row_text(row: ShownRow, width: int, *, first: bool) -> Text:
     """A row in ``width`` cells: A's step | mark | B's step (every string already cleaned)."""
     half = max(8, (width - 3) // 2)
     text = Text(no_wrap=True, overflow="ellipsis")
     dim = row.status is RowStatus.SAME
     for number, side in enumerate((row.left, row.right)):
-        shown = side_text(side) if side is not None else "·"
-        cell = Text(shown, style="dim" if dim or side is None else "")
+        cell = Text(side or "·", style="dim" if dim or not side else "")
         cell.truncate(half, overflow="ellipsis", pad=True)
         text.append_text(cell)
         if number == 0:
@@ -63,7 +63,8 @@ class CompareView(LineView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.rows: list[Row] = []
+        #: The rows as shown (their text, not their steps: bounded per row).
+        self.rows: list[ShownRow] = []
         #: Rows where a stretch of differences starts, in order.
         self.starts: list[int] = []
         self.first: int | None = None
@@ -81,7 +82,7 @@ class CompareView(LineView, can_focus=True):
                 if self.first is None:
                     self.first = row.index
             self._diverged = row.diverges
-        self.rows.extend(rows)
+        self.rows.extend(map(shown, rows))
         self.virtual_size = Size(self.size.width, max(1, len(self.rows)))
         self.refresh()
 
@@ -91,7 +92,7 @@ class CompareView(LineView, can_focus=True):
         self.refresh()
 
     @property
-    def current(self) -> Row | None:
+    def current(self) -> ShownRow | None:
         return self.rows[self.cursor] if self.rows else None
 
     def render_line(self, y: int) -> Strip:
