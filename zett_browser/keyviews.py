@@ -244,6 +244,13 @@ VIEW_ROWS: tuple[Row, ...] = (
         ),
     ),
     Row(
+        "`enter`",
+        "compare view",
+        "on a row where both runs delegated (`task`/`task_start` calls with the same brief): compare the two "
+        "delegated sessions (`escape` comes back)",
+        (bind("enter", "children", "Compare children", "compareview", palette=False),),
+    ),
+    Row(
         "`n` `N`",
         "compare view",
         "next / previous divergence: a row where a stretch of differences starts (the first is highlighted)",

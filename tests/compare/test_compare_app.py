@@ -7,6 +7,8 @@ project's own storage), with Pilot.
 from __future__ import annotations
 
 import asyncio
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,46 @@ async def test_hostile_text_shows_literally(tmp_path: Path, capsys: pytest.Captu
     assert await asyncio.to_thread(run_command, ["compare", str(store), "hostile-a", "hostile-b"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x9b" not in out and "[@click=app.bell]tool" in out
+
+
+def _with_children(pairs: Pairs, target: Path) -> Path:
+    """A copy of the pairs' store holding the delegated children too (the runtime wrote them elsewhere)."""
+    shutil.copy(pairs.store, target)
+    with sqlite3.connect(target) as connection:
+        connection.execute("ATTACH DATABASE ? AS children", (str(pairs.children),))
+        connection.execute("INSERT INTO agent_sessions SELECT * FROM children.agent_sessions")
+        connection.execute("INSERT INTO raw_messages SELECT * FROM children.raw_messages")
+        connection.commit()
+        connection.execute("DETACH DATABASE children")
+    connection.close()
+    return target
+
+
+async def test_enter_on_two_delegations_compares_the_children(compare_pairs: Pairs, tmp_path: Path) -> None:
+    """The fan-out's matched ``task`` call (same brief in both runs): ``enter`` compares the two
+    children; with the children in another store, it says so and stays."""
+    a, _ = compare_pairs.ids["fanout"]
+    for store, present in (
+        (compare_pairs.store, False),
+        (_with_children(compare_pairs, tmp_path / "all.sqlite3"), True),
+    ):
+        app = make_app(str(store), session=a, clock=frozen_clock, poll_interval=0)
+        async with app.run_test(size=(160, 45)) as pilot:
+            screen = await open_compare(app, pilot, ("up",))
+            view = screen.query_one(CompareView)
+            view.move_to(2)  # task({"description": "Audit auth", ...}) on both sides
+            left_child, right_child = view.rows[2].children
+            assert left_child and right_child and left_child != right_child
+            await pilot.press("enter")
+            await settle(pilot)
+            if not present:
+                assert app.screen is screen
+                continue
+            children = app.screen
+            assert isinstance(children, CompareScreen) and children is not screen
+            assert (children.left.session_id, children.right.session_id) == (left_child, right_child)
+            rows = children.query_one(CompareView).rows
+            assert rows and all(row.status.value == "same" for row in rows)  # the same brief, the same work
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is screen

@@ -149,6 +149,31 @@ class CompareScreen(Screen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def on_compare_view_children_chosen(self, event: CompareView.ChildrenChosen) -> None:
+        self.compare_children(event.left, event.right)
+
+    @work(exclusive=True, group="compare-children", exit_on_error=False)
+    async def compare_children(self, left_id: str, right_id: str) -> None:
+        """Open a comparison of two delegated sessions (each must be in this store)."""
+
+        async def nodes() -> tuple[SessionNode | None, SessionNode | None]:
+            return await self.store.get_node(left_id), await self.store.get_node(right_id)
+
+        found = await self._reader.fetch(nodes(), "Could not read the delegated sessions")
+        if isinstance(found, Failed):
+            return
+        left, right = found
+        if left is None or right is None:
+            missing = left_id if left is None else right_id
+            self.notify(
+                f"Session {one_line(missing, 40)} is not in this store (zett-agent's default subagents write to "
+                "~/.zett-agent/sessions.sqlite3)",
+                markup=False,
+                timeout=8,
+            )
+            return
+        self.app.push_screen(CompareScreen(self.store, left, right, self._reader))
+
 
 def mark_or_compare(
     marked: SessionNode | None,

@@ -28,6 +28,8 @@ class ShownRow:
     reason: str
     left: str
     right: str
+    #: The sessions each side's call delegated to (``task``/``task_start``), when it names one.
+    children: tuple[str | None, str | None] = (None, None)
 
     @property
     def diverges(self) -> bool:
@@ -38,7 +40,8 @@ class ShownRow:
 def shown(row: Row) -> ShownRow:
     """What the compare view keeps of ``row``."""
     left, right = side_text(row.left)[:SIDE_CHARS], side_text(row.right)[:SIDE_CHARS]
-    return ShownRow(row.index, row.status, row.reason, left, right)
+    children = (row.left.child if row.left else None, row.right.child if row.right else None)
+    return ShownRow(row.index, row.status, row.reason, left, right, children)
 
 
 def side_text(step: Step | None) -> str:

@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 
 from ..keymap import bindings
@@ -53,6 +54,14 @@ def row_text(row: ShownRow, width: int, *, first: bool) -> Text:
 
 class CompareView(LineView, can_focus=True):
     """The aligned rows of two runs, one per line, with a cursor."""
+
+    class ChildrenChosen(Message):
+        """The user asked to compare the two sessions a row's calls delegated to."""
+
+        def __init__(self, left: str, right: str) -> None:
+            super().__init__()
+            self.left = left
+            self.right = right
 
     BINDINGS = bindings("compareview")
     COMPONENT_CLASSES = {"compare--cursor"}
@@ -156,3 +165,12 @@ class CompareView(LineView, can_focus=True):
             self.notify("No more divergences that way", markup=False, timeout=2)
             return
         self.move_to(target, centre=True)
+
+    def action_children(self) -> None:
+        """``enter``: compare the sessions both sides of this row delegated to."""
+        row = self.current
+        if row is None or None in row.children:
+            self.notify("Enter compares two delegated sessions: on a row where both runs delegated", markup=False)
+            return
+        left, right = row.children
+        self.post_message(self.ChildrenChosen(left or "", right or ""))
