@@ -230,6 +230,7 @@ _SHOWN = {
     "question_mark": "?",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
+    "equals_sign": "=",
 }
 
 
