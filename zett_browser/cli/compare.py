@@ -17,16 +17,14 @@ import shutil
 import sqlite3
 import sys
 from collections import deque
-from typing import Any
 
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import clean, one_line, safe_json
 from ..views.compare import Comparison
 from ..views.compare_align import Row
-from ..views.compare_steps import Step
+from ..views.compare_json import row_json, totals_json
 from ..views.compare_text import delta_lines, describe, row_line, side_text
-from ..views.compare_totals import RunTotals
 from ..views.labels import node_name
 from .args import OneLineParser, add_store, bounded, closed_pipe
 from .sessions import SessionChoiceError, resolve_session
@@ -34,58 +32,6 @@ from .sessions import SessionChoiceError, resolve_session
 #: Rows printed by default, and rows shown before the first divergence.
 LIMIT = 60
 LEAD = 3
-
-
-def step_json(step: Step | None) -> dict[str, Any] | None:
-    """One side of a row as JSON."""
-    if step is None:
-        return None
-    return {
-        "kind": step.kind.value,
-        "index": step.index,
-        "sequence": step.sequence,
-        "tool": step.tool,
-        "arguments": step.arguments or None,
-        "outcome": step.outcome.value if step.outcome is not None else None,
-        "stop": step.stop,
-        "preview": step.preview,
-        "result": step.result or None,
-        "input_tokens": step.tokens[0],
-        "output_tokens": step.tokens[1],
-        "compactions": list(step.compactions),
-        "child": step.child,
-    }
-
-
-def row_json(row: Row) -> dict[str, Any]:
-    """An aligned row as JSON."""
-    return {
-        "row": row.index + 1,
-        "status": row.status.value,
-        "reason": row.reason or None,
-        "a": step_json(row.left),
-        "b": step_json(row.right),
-    }
-
-
-def totals_json(totals: RunTotals) -> dict[str, Any]:
-    """A run's totals as JSON."""
-    names = ("input", "output", "cache_read", "cache_write", "reasoning")
-    return {
-        "messages": totals.messages,
-        "user_turns": totals.user_turns,
-        "steps": totals.steps,
-        "tool_calls": totals.tool_calls,
-        "failures": totals.failures,
-        "other_outcomes": totals.other_outcomes,
-        "stops": totals.stops,
-        "tokens": dict(zip(names, totals.tokens, strict=True)),
-        "cost_usd": f"{totals.cost_picos / 10**12:.6f}",
-        "unpriced_steps": totals.unpriced,
-        "duration_ns": totals.duration_ns,
-        "compactions": totals.compactions,
-        "peak_context": totals.peak_context,
-    }
 
 
 async def _resolve(storage: SQLSessionStorage, name: str, typed: str) -> str:

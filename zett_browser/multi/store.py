@@ -24,8 +24,8 @@ from ..model import Page, RawLogBounds, RawMessageRecord, SessionCursor, Session
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
 from ..model.origins import Origin
-from ..model.store import BrowsingStore, GroupedStore
 from ..model.steps import StepRow
+from ..model.store import BrowsingStore, GroupedStore
 from ..model.timing import ChildSpan, TimingRow
 from .members import Member, counted, short_names
 from .merge import first_pages, merged_page, newest_activity_first, oldest_first
