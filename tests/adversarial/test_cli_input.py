@@ -48,7 +48,8 @@ def store(tmp_path: Path) -> Path:
         (["--seq", "0", "--session", "x"], "argument --seq"),
         (["--seq", "-1", "--session", "x"], "argument --seq"),
         (["--seq", "3"], "--seq needs --session"),
-        (["a", "b"], "unrecognized arguments"),
+        # (Two more positionals are two more stores now: tests/multi/test_cli_many.py.)
+        (["--verbose", "-x"], "unrecognized arguments: --verbose -x"),
     ],
 )
 def test_bad_arguments_are_one_line(tmp_path: Path, store: Path, args: list[str], needle: str) -> None:

@@ -80,15 +80,15 @@ def test_two_stores_in_a_real_terminal(real_stores: RealStores, tmp_path: Path, 
                     break
             screen = pane.wait_for("@children")
             assert screen.count("@children") == 5, screen
-        # s: one list by activity, each root naming its store; s again: the groups.
-        pane.keys("s")
+        # w: one list by activity, each root naming its store; w again: the groups.
+        pane.keys("w")
         deadline = time.monotonic() + 20
         while "⛁" in (screen := pane.screen()) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert "⛁" not in screen, screen
         if size[0] > 100:
             pane.wait_for("@main.sqlite3")
-        pane.keys("s")
+        pane.keys("w")
         pane.wait_for("⛁ main.sqlite3")
     finally:
         pane.quit()

@@ -1,5 +1,5 @@
 """The tree over two stores at once, as the real runtime wrote them (tests/realstore): grouped
-by store at start, ``s`` merges them by activity and back, a child written to the other store
+by store at start, ``w`` merges them by activity and back, a child written to the other store
 under its parent, named by its store; snapshots at 160×45 and 80×24."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ async def test_grouped_by_store_then_merged_by_activity(real_stores: RealStores)
         assert "show under their parents" in str(children_group.children[0].label)
         opened = screen.open
         assert opened is not None
-        await pilot.press("s")
+        await pilot.press("w")
         await settle(pilot)
         roots = [node for node in tree.root.children if isinstance(node.data, SessionNode)]
         assert len(roots) == 15 and not any(isinstance(node.data, Group) for node in tree.root.children)
@@ -55,7 +55,7 @@ async def test_grouped_by_store_then_merged_by_activity(real_stores: RealStores)
         assert [node.data.session_id for node in marked if isinstance(node.data, SessionNode)] == [
             opened.node.session_id
         ]
-        await pilot.press("s")
+        await pilot.press("w")
         await settle(pilot)
         assert [node.data.name for node in tree.root.children if isinstance(node.data, Group)] == [
             "main.sqlite3",
@@ -92,12 +92,12 @@ def test_two_stores_grouped_with_a_cross_store_child(real_stores: RealStores, sn
 
 
 def test_two_stores_merged_at_80_columns(real_stores: RealStores, snap_compare: Any) -> None:
-    """80×24: ``s`` merged the stores into one list by activity, each root naming its store."""
+    """80×24: ``w`` merged the stores into one list by activity, each root naming its store."""
     app = pair_app(real_stores, "pair-80", session=ASYNC)
     before = expanded(ASYNC)
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.press("s")
+        await pilot.press("w")
         await before(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -69,7 +69,7 @@ class MainScreen(FrameHold, Screen[None]):
         self._row = Horizontal(id="status-row")
         self._status = StatusLine(id="page-status")
         self._breadcrumb = Breadcrumb(id="breadcrumb")
-        if isinstance(store, GroupedStore):  # several stores: the tree groups them (s: merged)
+        if isinstance(store, GroupedStore):  # several stores: the tree groups them (w: merged)
             self._tree.store_groups = tuple(store.store_names)
             self._tree.grouped = True
         #: The session ``=`` marked as the first of two to compare.
@@ -244,7 +244,7 @@ class MainScreen(FrameHold, Screen[None]):
         self._tree.toggle_class("hidden")
 
     def action_group_stores(self) -> None:
-        """``s``: with several stores open, group the tree by store or merge it by activity."""
+        """``w``: with several stores open, group the tree by store or merge it by activity."""
         tree = self._tree
         if not tree.store_groups:
             self.notify("One store is open: give several (zett-browser A B …) to group them", markup=False)

@@ -1,7 +1,7 @@
 """Provides the session tree's store groups: one node per open store, its roots under it.
 
 With several stores open (``zett-browser A B …``) the tree shows each store as a group
-(``s`` merges them into one list by activity and back). A group asks for its store's roots
+(``w`` merges them into one list by activity and back). A group asks for its store's roots
 like a session asks for its children; a delegated session stays under its parent whatever
 store holds it, so a group lists only its store's roots. The orphans' group comes last.
 """
