@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "context": (".cli.context", "main_context"),
     "usage": (".cli.usage", "main_usage"),
     "serve": (".cli.serve", "main_serve"),
+    "notes": (".cli.notes", "main_notes"),
 }
 
 
