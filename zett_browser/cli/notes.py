@@ -10,29 +10,16 @@ one line on stderr and exit status 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
 import sys
-from pathlib import Path
 
 from ..model.notes import Annotation
 from ..text import one_line
-from .args import OneLineParser, add_store, closed_pipe
+from .args import OneLineParser, add_notes_file, add_store, closed_pipe
 
 #: Characters of a note the listing shows (``--json`` gives it whole).
 PREVIEW = 120
-
-
-def add_notes_file(parser: argparse.ArgumentParser) -> None:
-    """``--notes-file FILE``: the notes file (default ``$ZETT_BROWSER_NOTES`` or the user data directory)."""
-    parser.add_argument(
-        "--notes-file",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="the notes file (default: $ZETT_BROWSER_NOTES or notes.sqlite3 in the user data directory)",
-    )
 
 
 def line(item: Annotation) -> str:

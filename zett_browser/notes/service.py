@@ -13,11 +13,13 @@ import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..model.notes import Annotation
 from . import db as notes_db
-from .identity import Identity
+
+if TYPE_CHECKING:
+    from .identity import Identity
 
 T = TypeVar("T")
 #: What a read finds when there is no notes file yet (never changed).
