@@ -276,3 +276,13 @@ class MainScreen(FrameHold, Screen[None]):
 
     def action_ledger(self) -> None:
         self.parts.compaction.ledger()
+
+    def action_pin(self) -> Worker[None] | None:
+        """``*``: pin or unpin the tree's session (tree focused) or the Raw Log's message."""
+        return self.parts.review.pin(self.parts.review.target(self._tree.has_focus))
+
+    def action_label(self) -> None:
+        self.parts.review.ask_labels(self.parts.review.target(self._tree.has_focus))
+
+    def action_note(self) -> None:
+        self.parts.review.ask_note(self.parts.review.target(self._tree.has_focus))

@@ -18,7 +18,8 @@ from typing import Any
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..model import SessionNode, SnapshotInfo
+from ..model import RawMessageRecord, SessionNode, SnapshotInfo
+from ..widgets.cardlayers import CardLayers
 from .compaction import CompactionViews
 from .hits import SearchHits
 from .indexing import IndexSync
@@ -27,6 +28,7 @@ from .links import RecordLinks
 from .options import BrowserOptions
 from .quiet import QuietGate
 from .reads import Services
+from .review import ReviewMarks
 from .session import PaneWidgets, SessionPane
 from .states import StateMarks
 from .usage import DelegationCards, UsageLabels
@@ -35,7 +37,8 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, ChangePoller
 
 class MainControllers:
     """The open session, the tree's levels, the change poll, the index sync, the search,
-    usage labels and cards, compaction views, session states and where a message leads.
+    usage labels and cards, compaction views, session states, where a message leads and
+    the pins, labels and notes.
 
     Args:
         services: The store, the read helper, workers, notices and screens.
@@ -66,7 +69,9 @@ class MainControllers:
         self._view = widgets.view
         #: Start-up's background work waits for a pause in the keys (see :mod:`.quiet`).
         self.quiet = QuietGate(set_timer, call_after_refresh)
-        self.cards = DelegationCards(services, options.usage, widgets.view)
+        layers = CardLayers(widgets.view)
+        self.cards = DelegationCards(services, options.usage, widgets.view, layers)
+        self.review = ReviewMarks(services, options.notes, widgets.tree, widgets.view, layers)
         self.pane = SessionPane(
             services,
             widgets,
@@ -74,7 +79,7 @@ class MainControllers:
             follow=options.follow,
             set_title=set_title,
             opened=self._opened,
-            page_shown=self.cards.cards_for,
+            page_shown=self._page_shown,
             first_page=self._first_page,
         )
         self.usage = UsageLabels(services, options.usage, widgets.tree)
@@ -131,6 +136,7 @@ class MainControllers:
         """The screen is mounted: the roots, the session asked for, the index, the search asked for."""
         options = self._options
         self.levels.load_roots()
+        self.review.load()
         if options.session:
             self.pane.open_session(options.session, options.seq, focus=options.seq is not None)
         # The first sync waits for the first screen's reads (unless a search is asked for).
@@ -151,6 +157,10 @@ class MainControllers:
     def show_hit(self, session_id: str, sequence: int) -> None:
         """Open a session with the cursor on ``sequence``, remembering the place left (``b``)."""
         self.pane.open_session(session_id, sequence, push=True, focus=True)
+
+    def _page_shown(self, records: list[RawMessageRecord]) -> None:
+        self.cards.cards_for(records)
+        self.review.page_shown(records)
 
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self._call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows

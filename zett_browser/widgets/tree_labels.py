@@ -20,8 +20,10 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionNode
+from ..model.notes import Annotation
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
+from .review import tree_marks
 from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, mark_nodes, node_label, walk
 
 
@@ -39,13 +41,15 @@ class TreeLabels:
         self.tag_book = TagBook()
         #: The session open in the Raw Log (marked in front of its label).
         self.open_id: str | None = None
+        #: Pins, labels and notes on the sessions themselves (the notes file), by session id.
+        self.review: dict[str, Annotation] = {}
         #: Told when tags or names changed (the breadcrumb names sessions the same way).
         self.names_changed: Callable[[], object] | None = None
 
     def label_of(self, node: SessionNode, now: datetime) -> Text:
         """A session's label with what the tree knows of it (usage, state)."""
         session_id = node.session_id
-        return node_label(
+        label = node_label(
             node,
             now,
             self.usage.get(session_id),
@@ -53,6 +57,7 @@ class TreeLabels:
             tag=self.tag_book.tags.get(session_id),
             is_open=session_id == self.open_id,
         )
+        return tree_marks(label, self.review.get(session_id))
 
     def add(
         self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
@@ -146,6 +151,17 @@ class TreeLabels:
             found = find_session(root, changed) if changed is not None else None
             if found is not None and isinstance(found.data, SessionNode):
                 found.set_label(self.label_of(found.data, now))
+
+    def set_review(self, root: TreeNode[NodeData], review: Mapping[str, Annotation]) -> None:
+        """Show these pins, labels and notes (all of them) on the loaded sessions that changed."""
+        before, self.review = self.review, dict(review)
+        changed = {key for key in before.keys() | self.review.keys() if before.get(key) != self.review.get(key)}
+        if not changed:
+            return
+        now = self.clock()
+        for node in walk(root):
+            if isinstance(node.data, SessionNode) and node.data.session_id in changed:
+                node.set_label(self.label_of(node.data, now))
 
     def mark(self, root: TreeNode[NodeData], states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
