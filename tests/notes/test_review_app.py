@@ -38,7 +38,7 @@ def tree_label(app: object, session_id: str) -> str:
     tree = app.screen.query_one(SessionTree)  # type: ignore[attr-defined]
     node = tree.find(session_id)
     assert node is not None
-    return node.label.plain  # type: ignore[union-attr]
+    return str(node.label.plain)  # type: ignore[union-attr]
 
 
 async def type_into_input(pilot: Pilot[None], text: str) -> None:
