@@ -252,17 +252,13 @@ def make_app(
     if no_writes is not None:
         options = replace(options, no_writes=no_writes)
     sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
-    if sql is not None and no_writes is None:
-        from .startup.lazysearch import LazyExporter
-
-        options = replace(options, exporter=LazyExporter(sql))
     if sql is not None and no_writes is None:  # not when served: another person's reach into this machine
         options = replace(options, elsewhere=_default_store_holding)
     if sql is not None and no_writes is None:
-        from .startup.lazysearch import lazy_notes
+        from .startup.lazysearch import LazyExporter, lazy_notes
 
         notes_file = notes_file or _default_notes_file()
-        options = replace(options, notes=lazy_notes(sql, notes_file))
+        options = replace(options, notes=lazy_notes(sql, notes_file), exporter=LazyExporter(sql, notes_file))
     if index and sql is not None:
         from .startup.lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 

@@ -1,7 +1,8 @@
 """Provides ``zett-browser export``: a session (or its subtree) as Markdown, HTML or JSON.
 
 ``export [STORE] --session ID [--subtree] [--format md|html|json] [--output FILE] [--force]
-[--no-reasoning] [--no-tool-results] [--no-usage] [--redact]``. Without ``--output`` the
+[--no-reasoning] [--no-tool-results] [--no-usage] [--redact] [--notes [--notes-file FILE]]``
+(``--notes``: the pins, labels and notes written on the sessions, from the notes file). Without ``--output`` the
 document goes to stdout as it is written. With ``--output`` it is written to a temporary
 file beside FILE and moved into place only when complete, so a failed export leaves
 nothing behind; an existing FILE is never replaced unless ``--force`` is given (the check
@@ -19,7 +20,7 @@ from ..export.files import describe, export_file
 from ..startup.lifecycle import run_async
 from ..storage import StoreError, open_store
 from ..text import one_line
-from .args import OneLineParser, add_store, closed_pipe
+from .args import OneLineParser, add_notes_file, add_store, closed_pipe
 from .sessions import SessionChoiceError, resolve_session
 
 PROG = "zett-browser export"
@@ -47,6 +48,12 @@ def build_parser() -> OneLineParser:
         action="store_true",
         help="replace API keys, tokens, passwords in URLs and private keys; the count goes to stderr",
     )
+    parser.add_argument(
+        "--notes",
+        action="store_true",
+        help="carry your pins, labels and notes: a Review section, each note beside its message",
+    )
+    add_notes_file(parser)
     return parser
 
 
@@ -76,6 +83,12 @@ async def export_to(
         await storage.close()
 
 
+def _notes_file(given: Path | None) -> Path:
+    from ..notes.db import default_file
+
+    return given or default_file()
+
+
 def main_export(argv: list[str]) -> int:
     """Export a session; one-line errors and exit status 2."""
     args = build_parser().parse_args(argv)
@@ -86,6 +99,7 @@ def main_export(argv: list[str]) -> int:
         tool_results=not args.no_tool_results,
         usage=not args.no_usage,
         redact=args.redact,
+        notes=_notes_file(args.notes_file) if args.notes else None,
     )
     problem = options.problem()
     if problem is not None:

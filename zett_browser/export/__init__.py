@@ -11,8 +11,10 @@ dialog is ``screens/export.py``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from ..storage import SQLSessionStorage
@@ -20,6 +22,7 @@ from .html import HtmlWriter
 from .jsondoc import JsonWriter
 from .markdown import MarkdownWriter
 from .redact import Redactor
+from .review import read_review
 from .segments import ExportChoices
 from .walk import ExportError, Walk
 
@@ -38,6 +41,8 @@ class ExportOptions:
     tool_results: bool = True
     usage: bool = True
     redact: bool = False
+    #: The notes file whose pins, labels and notes the export carries (None: none).
+    notes: Path | None = None
 
     def problem(self) -> str | None:
         """Why these options cannot be used together, or None."""
@@ -87,6 +92,8 @@ async def export_session(
     else:
         writer = JsonWriter(out, redactor)
     story = options.format != "json"  # JSON: the stored rows (snapshots hold the summaries), nothing derived
+    if options.notes is not None:
+        writer.review = await asyncio.to_thread(read_review, options.notes, storage)
     walk = Walk(storage, writer, subtree=options.subtree, summaries=story, totals=story and options.usage)
     stats = await walk.run(session_id)
     writer.finish()

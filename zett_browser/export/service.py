@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.export import ExportRequest
+from ..notes.db import default_file
 from ..startup.launch import LazyStore, resolve
 from . import ExportOptions, ExportReport
 from .files import describe, export_file
@@ -23,8 +25,10 @@ class StoreExporter:
     is released before the thread ends (as the warm start does).
     """
 
-    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore, notes_file: Path | None = None) -> None:
         self.storage = storage
+        #: Where pins, labels and notes are kept (None: the default notes file).
+        self.notes_file = notes_file
 
     async def export(self, request: ExportRequest) -> str:
         """Write the file the request names; one line on what was written."""
@@ -35,6 +39,7 @@ class StoreExporter:
             tool_results=request.tool_results,
             usage=request.usage,
             redact=request.redact,
+            notes=(self.notes_file or default_file()) if request.notes else None,
         )
         path = request.path.expanduser().absolute()  # the notification says exactly where
         storage = await resolve(self.storage)

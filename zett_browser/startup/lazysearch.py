@@ -130,13 +130,14 @@ class LazyExporter:
     """The app's :class:`~.export.service.StoreExporter`, imported at the first export (an
     :class:`ExportService`)."""
 
-    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore, notes_file: Path | None = None) -> None:
         self._storage = storage
+        self._notes_file = notes_file
 
     async def export(self, request: ExportRequest) -> str:
         from ..export.service import StoreExporter
 
-        return await StoreExporter(self._storage).export(request)
+        return await StoreExporter(self._storage, self._notes_file).export(request)
 
 
 def lazy_notes(storage: SQLSessionStorage | LazyStore, path: Path) -> NotesService:
