@@ -12,8 +12,10 @@ import sqlite3
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widgets import Static
 
-from tests.ui.helpers import LONG, frozen_clock, settle, store_copy
+from tests.ui.helpers import KITCHEN, LONG, frozen_clock, settle, store_copy
+from tests.ui.search_helpers import app_on, built, search, where
 from zett_browser.app import make_app
 from zett_browser.screens.main import MainScreen
 from zett_browser.screens.review_input import ReviewInput
@@ -73,6 +75,9 @@ async def test_pin_label_note_survive_restart_and_leave_the_store_alone(tmp_path
         await type_into_input(pilot, f"good, regression, {HOSTILE_LABEL}")
         assert tree_label(app, LONG).startswith("★ ")
         assert f"[good, regression, {HOSTILE_LABEL}]" in tree_label(app, LONG)
+        # The details pane shows the open session's own marks.
+        review = screen.query_one("#inspector-review", Static)
+        assert review.display and "★ pinned" in str(review.render())
         # The Raw Log: a note and a pin on the current message.
         view = screen.query_one(RawLogView)
         view.focus()
@@ -143,3 +148,27 @@ async def test_served_app_offers_no_notes(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
     assert not notes.exists()
+
+
+async def test_search_and_the_tree_filter_find_what_was_pinned_and_labelled(tmp_path: Path) -> None:
+    store = store_copy("storage_api", tmp_path / "store")
+    notes = tmp_path / "notes.sqlite3"
+    app = app_on(store, tmp_path / "index", session=KITCHEN, notes_file=notes, clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await built(pilot)
+        view = screen.query_one(RawLogView)
+        view.focus()
+        assert view.select_sequence(3)
+        await pilot.press("asterisk")
+        await pilot.press("l")
+        await type_into_input(pilot, "regression")
+        found = await search(pilot, "pinned:true")
+        assert where(found) == [(KITCHEN, 3, where(found)[0][2])]
+        found = await search(pilot, "label:REGRESSION")  # labels match whatever their case
+        assert [(hit[0], hit[1]) for hit in where(found)] == [(KITCHEN, 3)]
+        found = await search(pilot, "label:good")
+        assert where(found) == []
+        # The tree filter (F) asks the same service which sessions match.
+        service = screen.options.search
+        assert service is not None
+        assert (await service.sessions_matching("pinned:true")).matching == {KITCHEN}

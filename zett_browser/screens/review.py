@@ -20,6 +20,7 @@ from ..model import RawMessageRecord, SessionNode
 from ..model.notes import Annotation, NotesService, split_labels
 from ..views.labels import node_name
 from ..widgets.cardlayers import CardLayers
+from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
 from ..widgets.review import review_lines
 from ..widgets.safe import clean
@@ -49,6 +50,8 @@ class ReviewMarks:
         tree: The session tree (marks on its labels).
         view: The Raw Log (its current message is a target).
         layers: The Raw Log's card layers (the ``review`` layer).
+        inspector: The details pane (the open session's marks).
+        open_id: The session open in the Raw Log.
     """
 
     def __init__(
@@ -58,7 +61,11 @@ class ReviewMarks:
         tree: SessionTree,
         view: RawLogView,
         layers: CardLayers,
+        inspector: Inspector,
+        open_id: Callable[[], str | None],
     ) -> None:
+        self._inspector = inspector
+        self._open_id = open_id
         self._services = services
         self._service = service
         self._tree = tree
@@ -89,6 +96,12 @@ class ReviewMarks:
         self._tree.labels.set_review(self._tree.root, sessions)
         if self._view.records:
             self._show_cards(self._view.records[-1].session_id)
+        self.session_opened()
+
+    def session_opened(self) -> None:
+        """A session opened (or its marks changed): the details pane shows its own marks."""
+        open_id = self._open_id()
+        self._inspector.show_review(self.marks.get((open_id, None)) if open_id is not None else None)
 
     def _show_cards(self, session_id: str) -> None:
         cards = {

@@ -71,7 +71,9 @@ class MainControllers:
         self.quiet = QuietGate(set_timer, call_after_refresh)
         layers = CardLayers(widgets.view)
         self.cards = DelegationCards(services, options.usage, widgets.view, layers)
-        self.review = ReviewMarks(services, options.notes, widgets.tree, widgets.view, layers)
+        self.review = ReviewMarks(
+            services, options.notes, widgets.tree, widgets.view, layers, widgets.inspector, lambda: self.open_id()
+        )
         self.pane = SessionPane(
             services,
             widgets,
@@ -165,6 +167,7 @@ class MainControllers:
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self._call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
         self.quiet.run(self.states.decorate)
+        self.review.session_opened()
 
     def _first_page(self) -> None:
         """The first page is shown: what waited for it starts (keys pressed at once go first)."""
