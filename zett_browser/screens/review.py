@@ -142,7 +142,7 @@ class ReviewMarks:
         if (service := self._ready(target)) is None or target is None:
             return
         labels = ", ".join(self.current(target).labels)
-        screen = ReviewInput("Labels", target.name, labels, "comma-separated: good, regression, …; empty removes")
+        screen = ReviewInput("Labels", target.name, labels, "good, regression, … (commas between)")
 
         def save(text: str | None) -> None:
             if text is not None:
@@ -154,7 +154,7 @@ class ReviewMarks:
         """``a``: ask for ``target``'s note, then save it."""
         if (service := self._ready(target)) is None or target is None:
             return
-        screen = ReviewInput("Note", target.name, self.current(target).note or "", "one line; empty removes the note")
+        screen = ReviewInput("Note", target.name, self.current(target).note or "", "a note")
 
         def save(text: str | None) -> None:
             if text is not None:

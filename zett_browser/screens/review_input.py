@@ -24,7 +24,7 @@ class ReviewInput(ModalScreen[str | None]):
         title: What is asked (``Labels``, ``Note``).
         about: What it is written on (store text: cleaned here).
         value: The text written there now.
-        hint: The line under the field.
+        hint: The field's placeholder.
     """
 
     BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
@@ -41,7 +41,7 @@ class ReviewInput(ModalScreen[str | None]):
         with Vertical(id="review-input"):
             yield Label(Text(self._title, style="bold").append("  ").append(one_line(self._about, 120), style="dim"))
             yield Input(value=self._value, placeholder=self._hint, id="review-text")
-            yield Label(Text(f"enter saves · escape cancels · {self._hint}", style="dim"))
+            yield Label(Text("enter saves · escape cancels · an empty line removes", style="dim"))
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -81,7 +81,7 @@ class Inspector(Vertical):
         pane.display = review is not None and not review.empty
         if review is not None and not review.empty:
             text = Text("Review", style="bold")
-            for line in review_lines(review):
+            for line in review_lines(review, bar=False):
                 text.append("\n").append_text(line)
             pane.update(text)
 

@@ -27,27 +27,22 @@ def labels_text(labels: tuple[str, ...]) -> str:
     return "[" + ", ".join(one_line(label, 40) for label in labels) + "]"
 
 
-def tree_marks(label: Text, review: Annotation | None) -> Text:
-    """``label`` with a session's marks: ``★`` in front, its labels and ``✎`` after its name."""
-    if review is None or review.empty:
-        return label
-    marked = Text()
-    if review.pinned:
-        marked.append(PIN + " ", style=style_of("review.pin"))
-    marked.append_text(label)
+def review_marks(label: Text, review: Annotation) -> Text:
+    """Append a session's labels and note mark (after its name in the tree; the pin goes first)."""
     if review.labels:
-        marked.append(" ").append(labels_text(review.labels), style=style_of("review.label"))
+        label.append(" ").append(labels_text(review.labels), style=style_of("review.label"))
     if review.note:
-        marked.append(" " + NOTE, style=style_of("review.note"))
-    return marked
+        label.append(" " + NOTE, style=style_of("review.note"))
+    return label
 
 
-def _bar() -> Text:
-    return Text(BAR, style=style_of("review.pin"))
+def review_lines(review: Annotation, *, bar: bool = True) -> list[Text]:
+    """The card lines under a message (``bar``) or in the details pane: pin and labels on one
+    line, then the note."""
 
+    def _bar() -> Text:
+        return Text(BAR if bar else "", style=style_of("review.pin"))
 
-def review_lines(review: Annotation) -> list[Text]:
-    """The card lines under a message: pin and labels on one line, then the note."""
     lines: list[Text] = []
     head = _bar()
     if review.pinned:
@@ -70,4 +65,4 @@ def review_lines(review: Annotation) -> list[Text]:
     return lines
 
 
-__all__ = ["NOTE", "PIN", "labels_text", "review_lines", "tree_marks"]
+__all__ = ["NOTE", "PIN", "labels_text", "review_lines", "review_marks"]

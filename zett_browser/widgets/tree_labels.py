@@ -23,7 +23,6 @@ from ..model import SessionNode
 from ..model.notes import Annotation
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
-from .review import tree_marks
 from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, mark_nodes, node_label, walk
 
 
@@ -49,15 +48,15 @@ class TreeLabels:
     def label_of(self, node: SessionNode, now: datetime) -> Text:
         """A session's label with what the tree knows of it (usage, state)."""
         session_id = node.session_id
-        label = node_label(
+        return node_label(
             node,
             now,
             self.usage.get(session_id),
             self.states.get(session_id),
             tag=self.tag_book.tags.get(session_id),
             is_open=session_id == self.open_id,
+            review=self.review.get(session_id),
         )
-        return tree_marks(label, self.review.get(session_id))
 
     def add(
         self, parent: TreeNode[NodeData], node: SessionNode, now: datetime, before: TreeNode[NodeData] | None
