@@ -73,16 +73,23 @@ class ReviewMarks:
         self._layers = layers
         #: Everything written on the store, by (session id, sequence or None).
         self.marks: dict[tuple[str, int | None], Annotation] = {}
+        #: Writes saved so far (a read of every mark that overlapped one reads again).
+        self._writes = 0
 
     def load(self) -> Worker[None] | None:
-        """Read everything written on the store (once, at start) and show it."""
+        """Read everything written on the store (once, after the first screen) and show it."""
         if self._service is None:
             return None
         return self._services.run_worker(self._load, name="review", group="review", exclusive=True, exit_on_error=False)
 
     async def _load(self) -> None:
-        assert self._service is not None
-        found = await self._services.reader.quietly(self._service.every(), [], "notes read")
+        service = self._service
+        assert service is not None
+        writes = -1
+        found: list[Annotation] = []
+        while writes != self._writes:  # a mark saved meanwhile may be missing from what was read
+            writes = self._writes
+            found = await self._services.reader.quietly(service.every(), [], "notes read")
         self.marks = {(item.session_id, item.seq): item for item in found}
         self._show()
 
@@ -182,6 +189,7 @@ class ReviewMarks:
             self._services.notify(f"Not saved: {clean(result.error)}", severity="error", markup=False, timeout=8)
             return
         assert isinstance(result, Annotation)
+        self._writes += 1
         key = (target.session_id, target.seq)
         if result.empty:
             self.marks.pop(key, None)

@@ -138,7 +138,6 @@ class MainControllers:
         """The screen is mounted: the roots, the session asked for, the index, the search asked for."""
         options = self._options
         self.levels.load_roots()
-        self.review.load()
         if options.session:
             self.pane.open_session(options.session, options.seq, focus=options.seq is not None)
         # The first sync waits for the first screen's reads (unless a search is asked for).
@@ -176,6 +175,8 @@ class MainControllers:
             self._options.after_first_page()
         self.quiet.run(partial(self.levels.warm_up, self._options.page_size))
         self.quiet.run(self.index.start_deferred)
+        # The marks need the store's identity (the storage opened): after the first screen too.
+        self.quiet.run(self.review.load)
 
     async def _refresh_open(self) -> None:
         await self.pane.refresh()
