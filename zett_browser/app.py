@@ -251,6 +251,8 @@ def make_app(
         options = replace(options, clock=clock)
     if no_writes is not None:
         options = replace(options, no_writes=no_writes)
+    if _is_multi(storage):
+        return ZettBrowserApp(storage, _multi_services(storage, options, index, index_dir, search), live=live)
     sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
     if sql is not None and no_writes is None:  # not when served: another person's reach into this machine
         options = replace(options, elsewhere=_default_store_holding)
@@ -285,3 +287,42 @@ def _sql_storage(store: BrowsingStore) -> SQLSessionStorage | None:
     from .storage import SQLSessionStorage
 
     return store if isinstance(store, SQLSessionStorage) else None
+
+
+def _is_multi(store: BrowsingStore) -> bool:
+    """Whether ``store`` joins several stores (its module is then loaded already)."""
+    from .multi.store import MultiStore
+
+    return isinstance(store, MultiStore)
+
+
+def _multi_services(
+    store: BrowsingStore, options: BrowserOptions, index: bool, index_dir: Path | None, search: str | None
+) -> BrowserOptions:
+    """The options with search, usage and export over every member of a joined store, each
+    member keeping its own side index (as when it is opened alone)."""
+    from .multi.services import MultiExporter, MultiSearch, MultiUsage
+    from .multi.store import MultiStore
+    from .startup.lazysearch import LazyExporter, LazySearch, LazyUsage
+
+    assert isinstance(store, MultiStore)
+    members = [member.store for member in store.members]
+    sql = [_sql_storage(member) for member in members]
+    if any(member is None for member in sql):
+        return options
+    stores = [member for member in sql if member is not None]
+    if options.no_writes is None:
+        options = replace(
+            options,
+            exporter=MultiExporter(store, [LazyExporter(member) for member in stores]),
+            elsewhere=_default_store_holding,
+        )
+    if index:
+        searches = [LazySearch(member, index_dir) for member in stores]
+        options = replace(
+            options,
+            search=MultiSearch(store, searches),
+            search_query=search,
+            usage=MultiUsage(store, [LazyUsage(searching) for searching in searches]),
+        )
+    return options

@@ -118,6 +118,13 @@ KEYMAP: tuple[Row, ...] = (
         (bind("t", "toggle_tree", "Tree", "main", command="Toggle tree"),),
     ),
     Row(
+        "`s`",
+        "anywhere",
+        "with several stores open (`zett-browser A B …`): group the tree by store, or merge the stores' "
+        "sessions into one list by activity",
+        (bind("s", "group_stores", "Group stores", "main", command="Group or merge the open stores"),),
+    ),
+    Row(
         "`[` `]`",
         "anywhere",
         "make the tree narrower / wider",

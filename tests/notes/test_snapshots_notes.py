@@ -13,10 +13,13 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.helpers import KITCHEN, frozen_clock, run_keys, store_copy
+from tests.ui.helpers import KITCHEN, frozen_clock, run_keys, settle, store_copy
 from zett_browser.app import make_app
 from zett_browser.notes.identity import of_argument
 from zett_browser.notes.service import NotesBook
+from zett_browser.screens.main import MainScreen
+from zett_browser.widgets.session_tree import SessionTree
+from zett_browser.widgets.textual_compat import tree_relabelled
 
 HOSTILE = "\x1b]8;;http://x\x07click\x1b]8;;\x07 [bold red]x[/] \x1b[2J"
 
@@ -42,19 +45,38 @@ def marked_store(notes: Path) -> Path:
     return store
 
 
+async def marks_shown(pilot: Pilot[None]) -> None:
+    """Settle, then wait until the marks (read after the first screen, on threads) are shown."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    for _ in range(500):
+        if screen.parts.review.marks:
+            break
+        await pilot.pause(0.02)
+    for _ in range(3):
+        await pilot.pause(0.05)
+        await settle(pilot)
+    # Session states relabel the tree too, before or after the marks, and Textual keeps the
+    # tree's width (its horizontal scrollbar) from its last layout: lay it out once more, so
+    # the picture does not depend on which came last.
+    tree_relabelled(screen.query_one(SessionTree))
+    await settle(pilot)
+
+
 def test_notes_wide(snap_compare: Any, tmp_path: Path) -> None:
     """160×45: ★ and [good] on the session in the tree, cards under #2 and #3 (the hostile
     note literal), the session's review above the inspector's snapshots."""
     notes = tmp_path / "notes.sqlite3"
     app = make_app(str(marked_store(notes)), session=KITCHEN, clock=frozen_clock, notes_file=notes)
-    assert snap_compare(app, terminal_size=(160, 45), run_before=run_keys())
+    assert snap_compare(app, terminal_size=(160, 45), run_before=marks_shown)
 
 
 def test_notes_narrow(snap_compare: Any, tmp_path: Path) -> None:
     """80×24: the same marks in the two-pane layout."""
     notes = tmp_path / "notes.sqlite3"
     app = make_app(str(marked_store(notes)), session=KITCHEN, clock=frozen_clock, notes_file=notes)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_keys())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=marks_shown)
 
 
 def test_label_input_narrow(snap_compare: Any, tmp_path: Path) -> None:
@@ -63,6 +85,7 @@ def test_label_input_narrow(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(str(marked_store(notes)), session=KITCHEN, seq=2, clock=frozen_clock, notes_file=notes)
 
     async def run_before(pilot: Pilot[None]) -> None:
+        await marks_shown(pilot)
         await run_keys("l")(pilot)
         field = pilot.app.screen.query_one(Input)
         field.cursor_blink = False  # the picture must not depend on the blink's phase

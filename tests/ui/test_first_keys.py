@@ -25,7 +25,7 @@ from zett_browser.screens.main import MainScreen
 from zett_browser.screens.watch import ROOTS_PAGE
 from zett_browser.startup.warmstart import key_of
 from zett_browser.storage import open_store
-from zett_browser.widgets import rawlog
+from zett_browser.widgets import pagefinish
 from zett_browser.widgets.rawlog import RawLogView
 from zett_browser.widgets.session_tree import SessionTree
 
@@ -83,20 +83,21 @@ async def test_a_key_is_answered_between_the_steps_that_finish_a_page(
 ) -> None:
     """The rest of a page is wrapped in short steps that let the loop run: before, a widget
     ran every queued step at once, and a key pressed right after a page turn waited for all."""
-    monkeypatch.setattr(rawlog, "FINISH_STEP_S", 0.0)  # one record a step
+    monkeypatch.setattr(pagefinish, "FINISH_STEP_S", 0.0)  # one record a step
     app = make_app(str(store_copy("storage_api", tmp_path)), session=PAGINATION, clock=frozen_clock, poll_interval=0)
     async with app.run_test(size=(120, 16)) as pilot:
         await settle(pilot)
         view = app.screen.query_one(RawLogView)
         view.focus()
         steps: list[int] = []
-        finish = view._finish  # noqa: SLF001 - counted, then run as it is
+        finisher = view._finisher  # noqa: SLF001 - its steps counted, then run as they are
+        finish = finisher.step
 
         def counted(generation: int, **kwargs: Any) -> None:
             steps.append(generation)
             finish(generation, **kwargs)
 
-        monkeypatch.setattr(view, "_finish", counted)
+        monkeypatch.setattr(finisher, "step", counted)
         answered: list[tuple[int, int]] = []
         cursor = view.action_cursor
 

@@ -37,6 +37,7 @@ from .args import (
 from .sessions import SessionChoiceError, is_full_id, resolve_at
 
 if TYPE_CHECKING:
+    from ..multi.store import MultiStore
     from ..startup.warmstart import Warm
     from ..storage import SQLSessionStorage
 
@@ -57,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         "[STORE]` (the app in a web page); each has --help.",
     )
     add_store(parser)
+    parser.add_argument(
+        "more_stores",
+        nargs="*",
+        metavar="STORE",
+        help="more stores, browsed with the first as one history (a child in another store shows under its parent)",
+    )
     parser.add_argument("--session", metavar="ID", help="open this session")
     parser.add_argument(
         "--seq", metavar="N", type=bounded(1, MAX_SEQUENCE), help="open the page holding sequence N (needs --session)"
@@ -76,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_app(
-    storage: SQLSessionStorage | LazyStore,
+    storage: SQLSessionStorage | LazyStore | MultiStore,
     *,
     session: str | None,
     seq: int | None,
@@ -136,6 +143,21 @@ def main_browse(arguments: list[str]) -> int:
         except QueryError as error:
             print(f"{PROG}: --search: {one_line(error)}", file=sys.stderr)
             return 2
+    run = functools.partial(
+        run_app,
+        seq=args.seq,
+        page_size=args.page_size,
+        live=None,
+        index=not args.no_index,
+        index_dir=args.index_dir,
+        search=args.search,
+        no_writes=SERVED_NO_WRITES if args.served else None,
+        notes_file=args.notes_file,
+    )
+    if args.more_stores:
+        from .browse_many import main_browse_many
+
+        return main_browse_many(args, run)
     secrets = secrets_of(args.store)
     if args.session is not None and not is_full_id(args.session):
         # A prefix (or another runtime's id): one indexed look-up names the session first.
@@ -148,18 +170,7 @@ def main_browse(arguments: list[str]) -> int:
             return 2
         except StoreError as error:
             return report(error, debug=args.debug, secrets=secrets)
-    run = functools.partial(
-        run_app,
-        session=args.session,
-        seq=args.seq,
-        page_size=args.page_size,
-        live=None,
-        index=not args.no_index,
-        index_dir=args.index_dir,
-        search=args.search,
-        no_writes=SERVED_NO_WRITES if args.served else None,
-        notes_file=args.notes_file,
-    )
+    run = functools.partial(run, session=args.session)
     # A SQLite file: its first screen is read from now on, while Textual and the app load.
     # From the first open, SIGTERM/SIGHUP end the command through the finally below.
     signals = StartupSignals().install()

@@ -41,6 +41,8 @@ class Hit:
     spans: tuple[tuple[int, int], ...]
     #: The session has a title (its label needs nothing but the index).
     titled: bool = False
+    #: The open store the hit comes from (set only when several are open).
+    store: str | None = None
 
 
 @dataclass(frozen=True)

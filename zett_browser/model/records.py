@@ -180,6 +180,9 @@ class SessionNode:
     problems: tuple[str, ...] = field(default=(), compare=False)
     #: What the tree shows for an untitled session (the parent's task request), if known.
     label_hint: str | None = None
+    #: The open store holding the session (its short name), when several are open and
+    #: its parent is not in the same one (roots, orphans, a child written elsewhere).
+    store: str | None = field(default=None, compare=False)
 
     @property
     def is_root(self) -> bool:

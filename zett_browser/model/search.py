@@ -58,6 +58,11 @@ class SearchHit(Protocol):
     @property
     def spans(self) -> tuple[tuple[int, int], ...]: ...
 
+    @property
+    def store(self) -> str | None:
+        """The open store the hit comes from, when several are open (its short name)."""
+        ...
+
 
 class HitPage(Protocol):
     """A page of hits; ``next_cursor`` continues it; ``partial`` while the index is incomplete."""

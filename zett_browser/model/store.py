@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
@@ -177,4 +177,18 @@ class BrowsingStore(Protocol):
 
     async def close(self) -> None:
         """Release the connections."""
+        ...
+
+
+@runtime_checkable
+class GroupedStore(Protocol):
+    """A store that joins several (``zett-browser A B …``): the tree can group by member."""
+
+    @property
+    def store_names(self) -> Sequence[str]:
+        """The members' short names, in the order given."""
+        ...
+
+    async def roots_in(self, index: int, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
+        """One member's root sessions, newest activity first, one keyset page."""
         ...

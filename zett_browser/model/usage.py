@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,4 +131,13 @@ class UsageService(Protocol):
 
     async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
         """Ids of the orphans (parent missing from the store, or itself), largest first."""
+        ...
+
+
+@runtime_checkable
+class GroupedUsage(Protocol):
+    """Usage over several joined stores: one member's roots in a usage order."""
+
+    async def ordered_roots_in(self, index: int, order: TreeSort, offset: int, limit: int) -> list[str]:
+        """Ids of one member's roots, largest first."""
         ...

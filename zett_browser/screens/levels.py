@@ -17,7 +17,7 @@ from textual.worker import Worker
 from ..model import Page, SessionCursor, SessionNode
 from ..model.session_state import SessionState, classify
 from ..widgets.rawlog import RawLogView
-from ..widgets.session_tree import SessionTree
+from ..widgets.session_tree import Group, SessionTree
 from .reads import Failed, Services
 from .watch import CHILDREN_PAGE, ROOTS_PAGE
 
@@ -47,7 +47,7 @@ class TreeLevels:
         view: RawLogView,
         *,
         later: Callable[[Callable[[], object]], object],
-        read_level: Callable[[str | None, SessionCursor | None, int], Awaitable[Page[SessionNode]]],
+        read_level: Callable[[str | None, SessionCursor | None, int, int | None], Awaitable[Page[SessionNode]]],
         child_labels: Callable[[str | None, Sequence[SessionNode]], Awaitable[dict[str, str]]],
         usage_for: Callable[[Sequence[SessionNode]], object],
         roots_read: Callable[[tuple[object, ...] | None], object],
@@ -100,7 +100,10 @@ class TreeLevels:
         self._roots_read(token)
         if orphans is not None and not page.items and not orphans.items:
             self._view.show_page([], empty_text="This store has no sessions yet.")
-        tree.add_sessions(tree.root, page.items, page.next_cursor)
+        if tree.grouped and tree.store_groups:
+            tree.reload(None)  # a group per store, each reading its own roots
+        else:
+            tree.add_sessions(tree.root, page.items, page.next_cursor)
         # Labels and the orphan check wait for a pause in the keys (the usage labels import the index).
         self._later(partial(self._usage_for, page.items))
         self._later(partial(self.marks_for, page.items))
@@ -129,8 +132,10 @@ class TreeLevels:
     async def _children(self, event: SessionTree.ChildrenWanted) -> None:
         tree = self._tree
         limit = self._roots_page if event.parent_id is None else self._children_page
+        data = event.node.data
+        group = data.store if isinstance(data, Group) else None  # one store's roots (grouped by store)
         page = await self._reader.fetch(
-            self._read_level(event.parent_id, event.cursor, limit), "Could not load sessions"
+            self._read_level(event.parent_id, event.cursor, limit, group), "Could not load sessions"
         )
         hints = {} if isinstance(page, Failed) else await self._child_labels(event.parent_id, page.items)
         if isinstance(page, Failed):

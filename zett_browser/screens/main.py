@@ -19,7 +19,7 @@ from textual.widgets import Header, Input
 from textual.worker import Worker
 
 from ..keymap import bindings, commands, key_names
-from ..model.store import BrowsingStore
+from ..model.store import BrowsingStore, GroupedStore
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
 from ..widgets.rawlog import RawLogView
@@ -68,6 +68,9 @@ class MainScreen(FrameHold, Screen[None]):
         self._row = Horizontal(id="status-row")
         self._status = StatusLine(id="page-status")
         self._breadcrumb = Breadcrumb(id="breadcrumb")
+        if isinstance(store, GroupedStore):  # several stores: the tree groups them (s: merged)
+            self._tree.store_groups = tuple(store.store_names)
+            self._tree.grouped = True
         push = lambda screen, callback=None: self.app.push_screen(screen, callback)  # noqa: E731
         #: The controllers, wired to each other; the screen routes to them.
         self.parts = MainControllers(
@@ -236,6 +239,18 @@ class MainScreen(FrameHold, Screen[None]):
 
     def action_toggle_tree(self) -> None:
         self._tree.toggle_class("hidden")
+
+    def action_group_stores(self) -> None:
+        """``s``: with several stores open, group the tree by store or merge it by activity."""
+        tree = self._tree
+        if not tree.store_groups:
+            self.notify("One store is open: give several (zett-browser A B …) to group them", markup=False)
+            return
+        tree.grouped = not tree.grouped
+        tree.reload(tree.filter.line() if tree.filter is not None else None)
+        shown = self._breadcrumb.session
+        if shown is not None:  # the open session stays marked and under the cursor
+            tree.reveal(*shown)
 
     def action_copy_id(self) -> None:
         """Copy the open session's full id (``--session`` needs it) with OSC 52."""

@@ -29,7 +29,7 @@ from .reads import Failed, Services, attempt
 from .review_input import ReviewInput
 
 #: Why a key did nothing without a notes service.
-NOT_OFFERED = "Pins, labels and notes are not offered here (the notes file is written only when browsing locally)."
+NOT_OFFERED = "Pins, labels and notes are not offered here (a served app, or several stores at once)."
 
 
 @dataclass(frozen=True, slots=True)

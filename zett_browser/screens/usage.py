@@ -18,7 +18,8 @@ from textual.widgets.tree import TreeNode
 from textual.worker import Worker
 
 from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode, ToolMessage
-from ..model.usage import SessionUsage, TreeSort, UsageService
+from ..model.store import GroupedStore
+from ..model.usage import GroupedUsage, SessionUsage, TreeSort, UsageService
 from ..views.delegation import match_results, task_calls, with_life, with_result
 from ..views.labels import Sibling, distinguish
 from ..views.tasks import lifecycle, parse_notice, result_infos
@@ -83,21 +84,33 @@ class UsageLabels:
         else:
             tree.reload(Text(f"Sorted by {SORT_NAMES[self.tree_sort]} (S: next order)", style="bold"))
 
-    async def read_level(self, parent_id: str | None, cursor: SessionCursor | None, limit: int) -> Page[SessionNode]:
-        """One page of a tree level: by activity from the store, else in the index's order."""
+    async def read_level(
+        self, parent_id: str | None, cursor: SessionCursor | None, limit: int, group: int | None = None
+    ) -> Page[SessionNode]:
+        """One page of a tree level: by activity from the store, else in the index's order.
+
+        ``group``: the roots of one of several joined stores (the tree grouped by store).
+        """
         service, store = self._service, self._store
         sorted_at = cursor.key if cursor is not None and isinstance(cursor.key, SortedAt) else None
         order = sorted_at.order if sorted_at is not None else self.tree_sort
+
+        async def by_activity(at: SessionCursor | None) -> Page[SessionNode]:
+            if group is not None and isinstance(store, GroupedStore):
+                return await store.roots_in(group, limit=limit, cursor=at)
+            if parent_id is None:
+                return await store.list_roots(limit=limit, cursor=at)
+            return await store.list_children(parent_id, limit=limit, cursor=at)
+
         if service is None or order is TreeSort.ACTIVITY or (cursor is not None and sorted_at is None):
-            if parent_id is None:
-                return await store.list_roots(limit=limit, cursor=cursor)
-            return await store.list_children(parent_id, limit=limit, cursor=cursor)
+            return await by_activity(cursor)
         offset = sorted_at.offset if sorted_at is not None else 0
-        ids = await service.ordered_children(parent_id, order, offset, limit + 1)
+        if group is not None and isinstance(service, GroupedUsage):
+            ids = await service.ordered_roots_in(group, order, offset, limit + 1)
+        else:
+            ids = await service.ordered_children(parent_id, order, offset, limit + 1)
         if not ids and offset == 0:  # not indexed yet: the store's order rather than nothing
-            if parent_id is None:
-                return await store.list_roots(limit=limit)
-            return await store.list_children(parent_id, limit=limit)
+            return await by_activity(None)
         found = await asyncio.gather(*(store.get_node(session_id) for session_id in ids[:limit]))
         nodes = [node for node in found if node is not None]
         more = None

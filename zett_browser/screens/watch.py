@@ -114,7 +114,7 @@ class ChangePoller:
         if isinstance(result, Failed):
             return
         roots, children = result
-        changed = tree.merge_sessions(tree.root, roots.items, newest_first=True)
+        changed = tree.merge_roots(roots.items)
         for node, session_id in zip(expanded, ids, strict=True):
             changed += tree.merge_sessions(node, children[session_id].items, newest_first=False)
         if changed and self.changed is not None:

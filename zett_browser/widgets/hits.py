@@ -20,6 +20,7 @@ from textual.strip import Strip
 from ..keymap import bindings
 from ..model.search import SearchHit
 from .linestyle import LineView
+from .render import style_of
 from .safe import clean, one_line
 
 LINES_PER_HIT = 2
@@ -38,6 +39,8 @@ def hit_head(hit: SearchHit) -> Text:
     head.append(f"  {one_line(hit.kind, 20)}", style="magenta")
     if hit.time is not None:
         head.append(f"  {hit.time.strftime('%Y-%m-%d %H:%M')}", style="dim")
+    if hit.store:  # several stores open: the one it comes from
+        head.append(f"  @{one_line(hit.store, 60)}", style=style_of("store"))
     return head
 
 

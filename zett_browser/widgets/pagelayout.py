@@ -101,6 +101,29 @@ class PageLayout:
         self.lines.append(strip)
         self.owner.append(-1)
 
+    def add_preface(self, texts: Sequence[Text], console: Console, width: int) -> None:
+        """The summary above the records (already safe text), and a blank line under it."""
+        options = console.options.update_width(width - 1)
+        for text in texts:
+            for segments in console.render_lines(text, options, pad=False):
+                self.add_static(Strip(segments))
+        if texts:
+            self.add_static(BLANK)
+
+    def wrap(self, position: int) -> list[Strip]:
+        """Record ``position``'s lines (the wrapper caches them), without laying them out."""
+        return self._wrap(position)[0]
+
+    def last_fitting(self, height: int) -> int:
+        """The last record that shows whole under what comes before the first record (the
+        summary) in a view of ``height`` lines (0: none does)."""
+        line = self.starts[0] if self.starts else 0
+        for position in range(self.count):
+            line += len(self.wrap(position))
+            if line > height:
+                return max(0, position - 1)
+        return self.count - 1
+
     @property
     def pending(self) -> bool:
         """Some records are not wrapped yet."""

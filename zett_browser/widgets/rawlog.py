@@ -9,8 +9,6 @@ with messages and never reads the store itself.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Sequence
 from typing import TypeAlias
 
@@ -26,25 +24,14 @@ from ..model import RawMessageRecord
 from ..views.requests import RequestContext, RequestTracker
 from ..views.time_travel import Version, in_force
 from .linestyle import LineView
+from .pagefinish import FINISH_CHUNK, PageFinisher
 from .pagelayout import PageLayout, RecordWraps
+from .placement import Placement
 from .rawlog_messages import CallJump, ChildRequested, ContextRequested, RecordOpened
-from .textual_compat import set_scroll_range
+from .textual_compat import set_virtual_size
 from .typeahead import TypeAhead
 
 _DIM = Style(dim=True)
-#: Records wrapped per step when the rest of a page is laid out after its first frame.
-FINISH_CHUNK = 8
-#: Seconds one such step may take: a step holds the loop, and a key pressed meanwhile
-#: waits for it (8 records with long tool calls took 20-70 ms on a busy machine).
-FINISH_STEP_S = 0.004
-#: Seconds between such steps with the loop idle. The loop releases the GIL only for an
-#: instant between callbacks, too short for another thread to take it, so back-to-back
-#: steps starved Textual's input and output threads: a key came 10-15 ms late and a frame
-#: reached the terminal only after the last step. Idle for this long, the loop sleeps in
-#: ``select`` and they run.
-FINISH_GAP_S = 0.0005
-#: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
-HOLD_LIMIT_S = 5.0
 
 
 class RawLogView(LineView, can_focus=True):
@@ -84,20 +71,16 @@ class RawLogView(LineView, can_focus=True):
         #: The page's lines, which record owns each, and how far it is wrapped (see :mod:`.pagelayout`).
         self._layout = PageLayout(self._record_lines)
         self._width = 0
-        #: The layout's generation (a wrap step of an older layout does nothing).
-        self._generation = 0
+        #: Wraps the rest of the page after its first frame (see :mod:`.pagefinish`).
+        self._finisher = PageFinisher(
+            self._layout, render_head=self._render_head, later=self.call_later, done=self._finished
+        )
         #: Lines wrapped when the page was first painted (below them it showed blanks).
         self._painted = 0
-        #: A page was shown with its cursor down the page: the scroll to it waits for the
-        #: page's first layout (see :meth:`show_page`).
-        self._cursor_scroll_pending = False
-        #: The page was just shown and not placed yet: its summary (preface) shows when the
-        #: cursor's message fits under it; ``_upper``: else the cursor's message goes a
-        #: quarter down the view (a jump), not to its bottom row.
-        self._landing = False
-        self._upper = False
+        #: Where the cursor's message goes when the page is placed (see :mod:`.placement`).
+        self._placement = Placement()
         #: Keys typed while another page is read wait for it (see :mod:`.typeahead`).
-        self._typeahead = TypeAhead(self._replay)
+        self._typeahead = TypeAhead(self._replay, self.set_timer)
         #: Each record's wrapped lines while it is on the page (see :class:`.pagelayout.RecordWraps`).
         self._wraps = RecordWraps()
         #: What the rows around each record tell (request starts, repeated system rows…).
@@ -145,10 +128,10 @@ class RawLogView(LineView, can_focus=True):
                     break
             else:
                 self.cursor = max(0, len(self.records) - 1)
-        self._landing, self._upper = True, upper
+        self._placement.land(upper=upper)
         self._rebuild()
         if summary_first and self.preface and self.cursor:
-            under = self._last_under_preface()
+            under = self._layout.last_fitting(self.scrollable_content_region.height or self.size.height)
             if under < self.cursor:
                 self.cursor = under
                 self._rebuild()
@@ -156,34 +139,22 @@ class RawLogView(LineView, can_focus=True):
         if self.cursor:
             # Before the first layout the new virtual size is not applied yet and the
             # scroll above is clamped to the old one: scroll again once it is.
-            self._cursor_scroll_pending = True
+            self._placement.pending = True
             self.call_after_refresh(self._scroll_to_cursor_now_laid_out)
         else:
-            self._landing = self._upper = False
+            self._placement.placed()
 
     def _scroll_to_cursor_now_laid_out(self) -> None:
-        self._cursor_scroll_pending = False
+        self._placement.pending = False
         self._scroll_to_cursor(animate=False)
-        self._landing = self._upper = False  # placed: later scrolls only keep the cursor in view
-
-    def _last_under_preface(self) -> int:
-        """The last record that shows whole under the preface in the view (0: none does)."""
-        height = self.scrollable_content_region.height or self.size.height
-        line = self._layout.starts[0] if self._layout.starts else 0
-        for position in range(len(self.records)):
-            line += len(self._record_lines(position)[0])
-            if line > height:
-                return max(0, position - 1)
-        return len(self.records) - 1
+        self._placement.placed()
 
     def expect_page(self) -> int:
         """Another page was asked for: keys typed until :meth:`page_done` wait for it.
 
         Returns the wait's token for :meth:`page_done`.
         """
-        token = self._typeahead.start()
-        self.set_timer(HOLD_LIMIT_S, lambda: self._typeahead.release(token))
-        return token
+        return self._typeahead.start()
 
     def page_done(self, token: int) -> None:
         """The page asked for with ``token`` is shown, or will not be: the keys typed
@@ -214,14 +185,13 @@ class RawLogView(LineView, can_focus=True):
         """
         width = max(20, self.scrollable_content_region.width or self.size.width or 80)
         self._width = width
-        self._generation += 1
+        generation = self._finisher.restart()
         self._layout.reset(len(self.records))
         self._wraps.keep(self.records)
-        self._render_preface(width)
+        self._layout.add_preface(self.preface, self.app.console, width)
         if not self.records:
             if not self.preface:
-                self._layout.lines.append(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
-                self._layout.owner.append(-1)
+                self._layout.add_static(Strip([Segment(self.empty_text, Style(dim=True, italic=True))]))
         else:
             height = self.scrollable_content_region.height or self.size.height or 50
             self._layout.place_head(self._layout.head_above(self.cursor, 2 * height))
@@ -230,21 +200,10 @@ class RawLogView(LineView, can_focus=True):
             while layout.next < len(self.records) and len(layout.lines) < layout.starts[self.cursor] + 2 * height:
                 self._render_through(layout.next)
             if layout.pending:
-                self.call_after_refresh(self._finish, self._generation)
+                self.call_after_refresh(self._finisher.step, generation)
         self._painted = len(self._layout.lines)
         self._update_virtual_size()
         self.refresh()
-
-    def _render_preface(self, width: int) -> None:
-        console = self.app.console
-        options = console.options.update_width(width - 1)
-        for text in self.preface:
-            for segments in console.render_lines(text, options, pad=False):
-                self._layout.lines.append(Strip(segments))
-                self._layout.owner.append(-1)
-        if self.preface:
-            self._layout.lines.append(Strip.blank(0))
-            self._layout.owner.append(-1)
 
     def _record_lines(self, position: int) -> tuple[list[Strip], list[int]]:
         """The lines of record ``position`` (its boundary rule too) and who owns each."""
@@ -277,34 +236,8 @@ class RawLogView(LineView, can_focus=True):
     def _render_through(self, index: int) -> None:
         self._layout.render_through(index)
 
-    def _finish(self, generation: int, *, chunk: int | None = FINISH_CHUNK) -> None:
-        """Wrap the rest of the page, a few records at a time (below the first screen, then
-        above it), unless another page (or layout) replaced it meanwhile; keys pressed in
-        between are handled in between."""
-        if generation != self._generation or (self._layout.next >= len(self.records) and not self._layout.head):
-            return
-        if chunk is None:
-            self._render_through(len(self.records) - 1)
-            self._render_head(0)
-        elif self._layout.next < len(self.records):
-            last = min(len(self.records) - 1, self._layout.next + chunk - 1)
-            deadline = time.perf_counter() + FINISH_STEP_S
-            self._render_through(self._layout.next)  # at least one record a step
-            while self._layout.next <= last and time.perf_counter() < deadline:
-                self._render_through(self._layout.next)
-        else:
-            deadline = time.perf_counter() + FINISH_STEP_S
-            first = self._layout.head - 1  # at least one record a step
-            while first > max(0, self._layout.head - chunk) and time.perf_counter() < deadline:
-                self._record_lines(first - 1)  # wrapped (kept in the cache) to measure the step
-                first -= 1
-            self._render_head(first)
-        if self._layout.next < len(self.records) or self._layout.head:
-            # Through the event loop, not straight into this widget's queue: a widget
-            # handles its queued messages without yielding, so a key that came meanwhile
-            # (it reaches this view through the app) would wait for the whole page.
-            asyncio.get_running_loop().call_later(FINISH_GAP_S, self.call_later, self._finish, generation)
-            return
+    def _finished(self) -> None:
+        """The whole page is wrapped: its real height applies."""
         self._update_virtual_size()
         height = self.scrollable_content_region.height or self.size.height
         if self.scroll_y + height > self._painted:
@@ -314,24 +247,15 @@ class RawLogView(LineView, can_focus=True):
     def hold(self) -> None:
         """Stop wrapping the rest of this page: another page was asked for (a key pressed
         right after a page turn no longer waits for the previous page's wrapping)."""
-        self._generation += 1
+        self._finisher.restart()
 
     def resume(self) -> None:
         """Wrap the rest of this page after all (the page asked for could not be read)."""
-        if self._layout.next < len(self.records) or self._layout.head:
-            self.call_later(self._finish, self._generation)
+        self._finisher.resume()
 
     def _update_virtual_size(self) -> None:
-        size = Size(self._width, self._layout.height)  # records not wrapped yet: a few lines each
-        height = self.scrollable_content_region.height
-        old = self.virtual_size
-        if old.width == size.width and height and min(old.height, size.height) > height:
-            # Taller or shorter, the page overflows the pane either way: the scrollbar
-            # stays, so only its range changes. Assigning ``virtual_size`` would lay out
-            # the whole screen (its reactive asks for a layout), for nothing.
-            set_scroll_range(self, size)
-        else:
-            self.virtual_size = size
+        # Records not wrapped yet count as a few lines each.
+        set_virtual_size(self, Size(self._width, self._layout.height))
 
     def show_cards(self, cards: dict[int, list[Text]]) -> None:
         """Put cards under records of this page; what the reader sees stays where it is:
@@ -342,7 +266,7 @@ class RawLogView(LineView, can_focus=True):
         up off screen (a page opened at ``--seq`` showed other records).
         """
         self.cards = cards
-        if self._cursor_scroll_pending or not self._layout.starts:
+        if self._placement.pending or not self._layout.starts:
             self._rebuild()
             self._scroll_to_cursor(animate=False)
             return
@@ -362,8 +286,7 @@ class RawLogView(LineView, can_focus=True):
 
     def rendered_lines(self) -> list[Strip]:
         """Every line of the page, wrapping what is not wrapped yet."""
-        if self._layout.next < len(self.records) or self._layout.head:
-            self._finish(self._generation, chunk=None)
+        self._finisher.now()
         return self._layout.lines
 
     def restyle(self) -> None:
@@ -414,14 +337,11 @@ class RawLogView(LineView, can_focus=True):
             return
         start, end = self._layout.span(self.cursor)
         height = self.scrollable_content_region.height or self.size.height
-        if self._landing and self.preface and (self.cursor == 0 or end <= height):
-            self.scroll_to(y=0, animate=False)  # the summary and the cursor's message
-        elif self._upper:  # jumped to: a quarter down, what came just before above it
-            self.scroll_to(y=max(0, start - height // 4), animate=False)
-        elif start < self.scroll_y or end - start > height:
-            self.scroll_to(y=start, animate=animate)
-        elif end > self.scroll_y + height:
-            self.scroll_to(y=end - height, animate=animate)
+        target = self._placement.target(
+            start, end, self.scroll_y, height, preface=bool(self.preface), first=self.cursor == 0
+        )
+        if target is not None:
+            self.scroll_to(y=target[0], animate=animate and target[1])
         self.refresh()
 
     def select_sequence(self, sequence: int) -> bool:
@@ -430,16 +350,16 @@ class RawLogView(LineView, can_focus=True):
         for index, record in enumerate(self.records):
             if record.sequence == sequence:
                 self.cursor = index
-                self._upper = True
+                self._placement.upper = True
                 self._scroll_to_cursor(animate=False)
-                self._upper = self._cursor_scroll_pending  # still placed once laid out
+                self._placement.upper = self._placement.pending  # still placed once laid out
                 return True
         return False
 
     def action_cursor(self, step: int) -> None:
         if self.records:
             self.cursor = max(0, min(len(self.records) - 1, self.cursor + step))
-            self._landing = self._upper = False
+            self._placement.placed()
             self._scroll_to_cursor()
 
     def action_toggle_reasoning(self) -> None:

@@ -113,6 +113,7 @@ ROLE_STYLE: dict[str, str] = {
     "children": "{text-secondary}",
     "snapshots": "{text-warning}",
     "session.type": "{text-primary}",
+    "store": "italic {text-secondary}",
     "mode.model": "bold reverse {text-success}",
     "unseen": "bold reverse {text-secondary}",
     "following": "bold {text-success}",

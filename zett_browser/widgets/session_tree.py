@@ -33,6 +33,7 @@ from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
 from .textual_compat import tree_build_lines, tree_toggle
+from .tree_groups import add_groups, by_group, group_for, note_if_empty, unnamed
 from .tree_labels import TreeLabels, label_width
 from .tree_nodes import (
     ID_PREFIX,
@@ -106,6 +107,10 @@ class SessionTree(Tree[NodeData]):
         self._cursor_kept = False
         #: What the labels show besides the session (usage, states, tags, the open mark).
         self.labels = TreeLabels(lambda: self.clock())
+        #: The open stores' names when several are open (the tree can group by store).
+        self.store_groups: tuple[str, ...] = ()
+        #: Grouped by store (else one list by activity); only with several stores.
+        self.grouped = False
 
     @property
     def usage(self) -> dict[str, SessionUsage]:
@@ -137,7 +142,8 @@ class SessionTree(Tree[NodeData]):
             if isinstance(child.data, More):
                 child.remove()
         before = self.orphans if parent is self.root and self.orphans is not None else None
-        self.labels.add_page(parent, [node for node in nodes if self._shown(node)], hints, before, self._opens)
+        shown = unnamed(parent, [node for node in nodes if self._shown(node)])
+        self.labels.add_page(parent, shown, hints, before, self._opens)
         parent_id = parent.data.session_id if isinstance(parent.data, SessionNode) else None
         if cursor is not None and self.filter is not None:
             # Filtered: follow every page, so each match shows without a "more…" per page.
@@ -150,6 +156,8 @@ class SessionTree(Tree[NodeData]):
         elif orphans and self.filter is not None and parent is self.orphans and not parent.children:
             parent.remove()  # no orphan matches
             self.orphans = None
+        if cursor is None and parent.parent is self.root:
+            note_if_empty(parent)
         self.loads.arrived(parent)
         if self._reveal:
             self._advance_reveal()
@@ -184,6 +192,9 @@ class SessionTree(Tree[NodeData]):
         if isinstance(node.data, SessionNode):
             self.post_message(self.ChildrenWanted(node, node.data.session_id, None))
             return True
+        if isinstance(node.data, Group) and node.data.store is not None:  # a store's roots
+            self.post_message(self.ChildrenWanted(node, None, None))
+            return True
         if isinstance(node.data, Group):
             self.post_message(self.OrphansWanted(node, None))
             return True
@@ -211,6 +222,16 @@ class SessionTree(Tree[NodeData]):
             # out, once however many parents a poll merged into (it merges every expanded one).
             self._cursor_kept = True
             self.call_after_refresh(self._keep_cursor, cursor)
+        return changed
+
+    def merge_roots(self, nodes: Sequence[SessionNode]) -> list[SessionNode]:
+        """:meth:`merge_sessions` for the roots: under their store's group when grouped."""
+        if not (self.grouped and self.store_groups):
+            return self.merge_sessions(self.root, nodes, newest_first=True)
+        changed: list[SessionNode] = []
+        for group, found in by_group(self.root, nodes):
+            if group.id in self.loads.loaded:
+                changed += self.merge_sessions(group, unnamed(group, found), newest_first=True)
         return changed
 
     def _keep_cursor(self, cursor: TreeNode[NodeData]) -> None:
@@ -262,7 +283,11 @@ class SessionTree(Tree[NodeData]):
         # The filter's line is the root's label: shown on top, never a session.
         self.show_root = line is not None
         self.root.set_label(line if line is not None else Text("Sessions"))
-        self.post_message(self.ChildrenWanted(self.root, None, None))
+        if self.grouped and self.store_groups:
+            for group in add_groups(self.root, self.store_groups):
+                group.expand()  # each reads its store's roots (on_tree_node_expanded)
+        else:
+            self.post_message(self.ChildrenWanted(self.root, None, None))
         if self._has_orphans:
             self.add_orphan_group()
             if self.filter is not None and self.orphans is not None:
@@ -323,6 +348,8 @@ class SessionTree(Tree[NodeData]):
             self._reveal = []
             return
         parent: TreeNode[NodeData] = self.root
+        if self.grouped and not first.parent_session_id:  # a root: under its store's group
+            parent = group_for(self.root, first) or self.root
         if first.parent_session_id:  # the top of the chain lost its parent: an orphan
             if self.orphans is None:
                 self.add_orphan_group()
@@ -334,7 +361,7 @@ class SessionTree(Tree[NodeData]):
             if found is None:
                 if parent is self.root and self.root.id not in self.loads.loaded:
                     return  # the first page of roots is still on its way
-                found = self.labels.place(parent, self._reveal_nodes[session_id])
+                found = self.labels.place(parent, unnamed(parent, [self._reveal_nodes[session_id]])[0])
             if depth == len(chain) - 1:
                 self._reveal = []
                 # Land now, so the next frame paints the tree where it ends up (a frame of

@@ -53,6 +53,8 @@ def breadcrumb_text(
     current.append(label, style="bold")
     if node.agent_name and not label.startswith(clean(node.agent_name) + ":"):
         current.append(f"  ({clean(node.agent_name)})", style=style_of("agent"))
+    if node.store:  # several stores open: it lives in another one than its parent
+        current.append(f"  @{clean(node.store)}", style=style_of("store"))
     if node.parent_session_id and not ancestors:
         current.append("  parent missing: orphaned", style=style_of("error"))
     if state is not None and state.badge:

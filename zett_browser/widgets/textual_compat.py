@@ -27,6 +27,7 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (FooterKey, "compact"),
     (Tree, "_toggle_node"),
     (Tree, "_tree_lines"),
+    (Tree, "_invalidate"),
     (ScrollView, "_scroll_update"),
     (Widget, "set_reactive"),
     (Widget, "virtual_size"),
@@ -86,6 +87,22 @@ def set_scroll_range(view: ScrollView, size: Size) -> None:
     view._scroll_update(size)
 
 
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Give a scroll view a new virtual size, laying out the screen only when it must.
+
+    When the content overflows the view before and after at the same width, the scrollbar
+    stays and only its range changes (:func:`set_scroll_range`); assigning ``virtual_size``
+    would lay out the whole screen (~20 ms) for nothing, e.g. at every new version while
+    following or at every wrap step of a long page.
+    """
+    old = view.virtual_size
+    height = view.scrollable_content_region.height
+    if old.width == size.width and height and min(old.height, size.height) > height:
+        set_scroll_range(view, size)
+    else:
+        view.virtual_size = size
+
+
 def tree_toggle(tree: Tree[Any], node: Any) -> None:
     """Textual's own expand/collapse of a tree node (what ``Tree`` does on enter/space/click)."""
     Tree._toggle_node(tree, node)
@@ -95,6 +112,12 @@ def tree_build_lines(tree: Tree[Any]) -> None:
     """Build a tree's lines now (Textual builds them at the next idle or frame), so a node
     added since has its line number for ``move_cursor`` and ``scroll_to_node``."""
     tree._tree_lines  # noqa: B018 - the property builds the lines
+
+
+def tree_relabelled(tree: Tree[Any]) -> None:
+    """Lay a tree's lines out again after labels changed width: ``TreeNode.set_label`` repaints
+    the node's line but leaves the tree's width (its horizontal scroll range) as it was."""
+    tree._invalidate()
 
 
 def hold_repaints(app: App[Any]) -> None:

@@ -23,6 +23,7 @@ from ..model import SessionNode
 from ..model.notes import Annotation
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
+from .textual_compat import tree_relabelled
 from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, mark_nodes, node_label, walk
 
 
@@ -158,9 +159,13 @@ class TreeLabels:
         if not changed:
             return
         now = self.clock()
+        relabelled = False
         for node in walk(root):
             if isinstance(node.data, SessionNode) and node.data.session_id in changed:
                 node.set_label(self.label_of(node.data, now))
+                relabelled = True
+        if relabelled:
+            tree_relabelled(root.tree)  # a longer label widens what the tree scrolls over
 
     def mark(self, root: TreeNode[NodeData], states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""

@@ -41,9 +41,11 @@ class More:
 
 @dataclass
 class Group:
-    """A grouping node (the orphans)."""
+    """A grouping node: the orphans, or one of several open stores (its roots under it)."""
 
     name: str
+    #: The store's place among the open stores (None: the orphans).
+    store: int | None = None
 
 
 NodeData = SessionNode | More | Group
@@ -110,6 +112,8 @@ def node_label(
         label.append(" · ").append(f"↳{node.child_count}", style=style_of("children"))
     if node.snapshot_count:
         label.append(" · ").append(f"◆{node.snapshot_count}", style=style_of("snapshots"))
+    if node.store:  # several stores open: the one holding it, when not its parent's
+        label.append(" · ").append(f"@{clean(node.store)}", style=style_of("store"))
     if node.session_type:
         label.append(" · ").append(f"type {node.session_type}", style=style_of("session.type"))
     label.append(" · ").append(relative_time(node.updated_at, now), style="dim")

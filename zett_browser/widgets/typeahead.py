@@ -44,6 +44,8 @@ PASS_THROUGH = frozenset(
 )
 #: At most this many keys wait.
 LIMIT = 16
+#: Seconds keys typed while a page is read wait at most (then they apply to what is shown).
+HOLD_LIMIT_S = 5.0
 
 
 class TypeAhead:
@@ -51,10 +53,15 @@ class TypeAhead:
 
     Args:
         replay: Delivers a key again as if typed (the app's ``post_message``).
+        set_timer: Runs a callable after some seconds (the view's ``set_timer``): keys
+            wait at most :data:`HOLD_LIMIT_S` for a page.
     """
 
-    def __init__(self, replay: Callable[[events.Key], object]) -> None:
+    def __init__(
+        self, replay: Callable[[events.Key], object], set_timer: Callable[[float, Callable[[], None]], object]
+    ) -> None:
         self._replay = replay
+        self._set_timer = set_timer
         self._token = 0
         self._keys: list[tuple[str, str | None]] = []
         #: A page is awaited: keys wait.
@@ -64,7 +71,9 @@ class TypeAhead:
         """A page was asked for: hold keys from now on. Returns the wait's token."""
         self._token += 1
         self.awaiting = True
-        return self._token
+        token = self._token
+        self._set_timer(HOLD_LIMIT_S, lambda: self.release(token))
+        return token
 
     def take(self, event: events.Key) -> bool:
         """Hold ``event`` when a page is awaited; True when it was held (stop it)."""

@@ -22,7 +22,7 @@ from ..model.compaction import SnapshotMeta
 from ..model.origins import Origin, OriginKind
 from .linestyle import LineView
 from .render import style_of
-from .textual_compat import set_scroll_range
+from .textual_compat import set_virtual_size
 
 #: Renders row ``index`` of the list to fit ``width`` columns (safe text only).
 RowRenderer = Callable[[int, int], Text]
@@ -122,16 +122,7 @@ class VersionList(LineView, can_focus=True):
 
     def _resize(self) -> None:
         width = self.scrollable_content_region.width or 40
-        size = Size(width, max(1, len(self.versions)))
-        old = self.virtual_size
-        height = self.scrollable_content_region.height
-        if old.width == size.width and height and min(old.height, size.height) > height:
-            # Longer or shorter, the list overflows the pane either way (a version added
-            # while following a compacted session): only the scroll range changes. Assigning
-            # ``virtual_size`` would lay out the whole screen (~20 ms) at every new version.
-            set_scroll_range(self, size)
-        else:
-            self.virtual_size = size
+        set_virtual_size(self, Size(width, max(1, len(self.versions))))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(1, len(self.versions))
