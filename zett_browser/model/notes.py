@@ -5,6 +5,9 @@ and one note. They are kept apart from the store (``zett_browser.notes``, a smal
 file in the user's data directory) and keyed by the store's identity, the session id and
 the message's sequence (None: the session itself). Screens see only :class:`NotesService`;
 the text in an :class:`Annotation` is the person's own but still shown as plain text.
+Other views take them from the same service: a comparison of two sessions (``compare``)
+can show each side's marks with :meth:`NotesService.sessions` and :meth:`NotesService.messages`,
+and an export carries them through ``zett_browser.export.review``.
 """
 
 from __future__ import annotations
