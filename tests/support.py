@@ -10,6 +10,9 @@ checks that the copies agree with these.
 from __future__ import annotations
 
 import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,3 +45,35 @@ def listing(directory: Path) -> dict[str, int]:
 
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m zett_browser ARGS`` in ``cwd``, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "zett_browser", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+
+
+def bad_store(tmp_path: Path, case: str) -> str:
+    """A STORE argument that cannot be browsed, made in ``tmp_path`` (``case`` names how)."""
+    if case == "missing":
+        return str(tmp_path / "nope" / "sessions.sqlite3")
+    if case == "directory":
+        (tmp_path / "adir").mkdir()
+        return str(tmp_path / "adir")
+    if case == "not sqlite":
+        (tmp_path / "notes.txt").write_text("some notes that are not a database\n")
+        return str(tmp_path / "notes.txt")
+    if case == "no tables":
+        with sqlite3.connect(tmp_path / "other.db") as connection:
+            connection.execute("create table notes (body text)")
+        return str(tmp_path / "other.db")
+    if case == "malformed url":
+        return "not a url://x"
+    raise AssertionError(case)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,37 +12,7 @@ import pytest
 
 from tests.backends import Backend
 from tests.servers import Server
-from tests.support import FIXTURES, listing
-
-
-def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zett_browser", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
-
-
-def make_case(tmp_path: Path, case: str) -> str:
-    if case == "missing":
-        return str(tmp_path / "nope" / "sessions.sqlite3")
-    if case == "directory":
-        (tmp_path / "adir").mkdir()
-        return str(tmp_path / "adir")
-    if case == "not sqlite":
-        (tmp_path / "notes.txt").write_text("some notes that are not a database\n")
-        return str(tmp_path / "notes.txt")
-    if case == "no tables":
-        with sqlite3.connect(tmp_path / "other.db") as connection:
-            connection.execute("create table notes (body text)")
-        return str(tmp_path / "other.db")
-    if case == "malformed url":
-        return "not a url://x"
-    raise AssertionError(case)
+from tests.support import FIXTURES, bad_store, listing, run_cli
 
 
 @pytest.mark.parametrize(
@@ -57,9 +26,9 @@ def make_case(tmp_path: Path, case: str) -> str:
     ],
 )
 def test_bad_store(tmp_path: Path, case: str, message: str) -> None:
-    target = make_case(tmp_path, case)
+    target = bad_store(tmp_path, case)
     before = listing(tmp_path)
-    result = run(target, cwd=tmp_path)
+    result = run_cli(target, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("zett-browser: ") and message in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
@@ -81,7 +50,7 @@ def test_server_url_without_its_driver_names_the_extra(tmp_path: Path, url: str,
     hide.mkdir()
     (hide / f"{module}.py").write_text(f'raise ModuleNotFoundError("No module named {module}", name={module!r})\n')
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hide), str(Path(__file__).parent.parent)])}
-    result = run(url, cwd=tmp_path, env=env)
+    result = run_cli(url, cwd=tmp_path, env=env)
     assert result.returncode == 2
     assert f'pip install "zett-browser[{extra}]"' in result.stderr
     assert "s3cret-pw" not in result.stderr + result.stdout
@@ -99,7 +68,7 @@ def test_server_store_errors_are_one_line_without_the_password(
     right = server.url(database)  # the right password, on an empty database
     cases = [("Cannot log in", wrong), ("Cannot reach", wrong.set(port=1)), ("is not a zett-agent store", right)]
     for message, url in cases:
-        result = run(url.render_as_string(hide_password=False), cwd=tmp_path)
+        result = run_cli(url.render_as_string(hide_password=False), cwd=tmp_path)
         assert result.returncode == 2, result.stderr
         assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
         assert str(url.password) not in result.stderr + result.stdout
@@ -110,19 +79,19 @@ def test_unknown_session(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite3"
     shutil.copy(FIXTURES / "storage_api.sqlite3", store)
     before = listing(tmp_path)
-    result = run(str(store), "--session", "no-such-id", cwd=tmp_path)
+    result = run_cli(str(store), "--session", "no-such-id", cwd=tmp_path)
     assert result.returncode == 2
     assert "no session 'no-such-id'" in result.stderr and result.stderr.count("\n") == 1
     assert listing(tmp_path) == before
 
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:
-    result = run(str(tmp_path / "missing.sqlite3"), "--debug", cwd=tmp_path)
+    result = run_cli(str(tmp_path / "missing.sqlite3"), "--debug", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" in result.stderr
 
 
 def test_bad_page_size(tmp_path: Path) -> None:
-    result = run("--page-size", "0", cwd=tmp_path)
+    result = run_cli("--page-size", "0", cwd=tmp_path)
     assert result.returncode == 2 and "--page-size" in result.stderr
 
 

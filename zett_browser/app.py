@@ -301,9 +301,9 @@ def _multi_services(
 ) -> BrowserOptions:
     """The options with search, usage and export over every member of a joined store, each
     member keeping its own side index (as when it is opened alone)."""
-    from .multi.services import MultiExporter, MultiSearch, MultiUsage
+    from .multi.services import MultiSearch, MultiUsage
     from .multi.store import MultiStore
-    from .startup.lazysearch import LazyExporter, LazySearch, LazyUsage
+    from .startup.lazysearch import LazyJoinedExporter, LazySearch, LazyUsage
 
     assert isinstance(store, MultiStore)
     members = [member.store for member in store.members]
@@ -314,7 +314,7 @@ def _multi_services(
     if options.no_writes is None:
         options = replace(
             options,
-            exporter=MultiExporter(store, [LazyExporter(member) for member in stores]),
+            exporter=LazyJoinedExporter(store, store.home_of, stores),
             elsewhere=_default_store_holding,
         )
     if index:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import FIXTURES, listing
-from tests.test_cli import make_case, run
+from tests.support import FIXTURES, bad_store, listing, run_cli
 
 
 def fixture_copy(tmp_path: Path, name: str, as_name: str) -> str:
@@ -29,9 +28,9 @@ def fixture_copy(tmp_path: Path, name: str, as_name: str) -> str:
 @pytest.mark.parametrize("second", [False, True])
 def test_a_bad_store_among_several(tmp_path: Path, case: str, message: str, second: bool) -> None:
     good = fixture_copy(tmp_path, "storage_api", "good.sqlite3")
-    bad = make_case(tmp_path, case)
+    bad = bad_store(tmp_path, case)
     before = listing(tmp_path)
-    result = run(*((good, bad) if second else (bad, good)), cwd=tmp_path)
+    result = run_cli(*((good, bad) if second else (bad, good)), cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("zett-browser: ") and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -41,7 +40,7 @@ def test_a_bad_store_among_several(tmp_path: Path, case: str, message: str, seco
 def test_the_same_store_twice(tmp_path: Path) -> None:
     store = fixture_copy(tmp_path, "storage_api", "s.sqlite3")
     before = listing(tmp_path)
-    result = run(store, str(Path(store).parent / "." / "s.sqlite3"), cwd=tmp_path)
+    result = run_cli(store, str(Path(store).parent / "." / "s.sqlite3"), cwd=tmp_path)
     assert result.returncode == 2
     assert "is given twice" in result.stderr and result.stderr.count("\n") == 1
     assert listing(tmp_path) == before
@@ -51,11 +50,11 @@ def test_a_session_no_store_holds(tmp_path: Path) -> None:
     first = fixture_copy(tmp_path, "storage_api", "a.sqlite3")
     second = fixture_copy(tmp_path, "agent_run", "b.sqlite3")
     before = listing(tmp_path)
-    result = run(first, second, "--session", "zzzz-no-such", cwd=tmp_path)
+    result = run_cli(first, second, "--session", "zzzz-no-such", cwd=tmp_path)
     assert result.returncode == 2
     assert "no session 'zzzz-no-such' in any of the 2 stores" in result.stderr, result.stderr
     assert listing(tmp_path) == before
-    result = run(first, second, "--session", "00000000-0000-4000-8000-000000000000", cwd=tmp_path)
+    result = run_cli(first, second, "--session", "00000000-0000-4000-8000-000000000000", cwd=tmp_path)
     assert result.returncode == 2 and "in any of the 2 stores" in result.stderr
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.multi.helpers import ASYNC, copies, fingerprint
 from tests.realstore.stores import RealStores
 from tests.ui.helpers import frozen_clock, settle
@@ -95,3 +97,40 @@ async def test_search_spans_both_stores_and_names_where_each_hit_is(real_stores:
         child = next(iter(matches.matching))
         usage = await options.usage.usage([child, ASYNC])
         assert set(usage) == {child, ASYNC}
+
+
+async def test_a_subtree_export_follows_children_into_the_other_store(real_stores: RealStores, tmp_path: Path) -> None:
+    from zett_browser.model.export import ExportRequest
+
+    main, children = copies(real_stores, tmp_path / "stores")
+    before = fingerprint(main.parent)
+    app = joined_app(main, children, tmp_path / "index")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        exporter = app.screen.options.exporter  # type: ignore[attr-defined]
+        assert exporter is not None
+        out = tmp_path / "async.md"
+        line = await exporter.export(ExportRequest(ASYNC, "md", out, subtree=True))
+        assert "in 6 sessions" in line, line
+        text = out.read_text()
+        # The children's own messages, read from children.sqlite3, under their parent's calls.
+        assert "read-only code exploration subagent" in text
+        assert text.index("Investigate auth") < text.index("read-only code exploration subagent")
+        # Alone, the parent's store has none of them.
+        single = tmp_path / "alone.md"
+        from zett_browser.export import ExportOptions
+        from zett_browser.export.files import export_file
+
+        alone = open_store(main)
+        try:
+            report = await export_file(alone, ASYNC, ExportOptions(format="md", subtree=True), single, force=False)
+        finally:
+            await alone.close()
+        assert report.sessions == 1
+        assert "read-only code exploration subagent" not in single.read_text()
+        # Never onto either store, even with force.
+        from zett_browser.export.plan import ExportError
+
+        with pytest.raises(ExportError, match="is the store being exported"):
+            await exporter.export(ExportRequest(ASYNC, "md", children, subtree=True, force=True))
+    assert fingerprint(main.parent) == before

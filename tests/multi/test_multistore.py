@@ -13,7 +13,8 @@ import pytest
 from tests.multi.helpers import ASYNC, GOAL, copies, fingerprint
 from tests.realstore.stores import RealStores
 from zett_browser.model import SessionNode
-from zett_browser.multi.store import MultiStore, short_names
+from zett_browser.multi.members import short_names
+from zett_browser.multi.store import MultiStore
 from zett_browser.storage import open_store
 
 
@@ -41,6 +42,14 @@ async def test_a_child_written_to_another_store_is_listed_under_its_parent(joine
     both = MultiStore([open_store(main), open_store(children)])
     try:
         assert (await alone.list_children(ASYNC)).items == []  # alone, the parent's store has none of them
+        # Joined, the parent counts them (it can be expanded), wherever it is read from.
+        assert (await alone.get_node(ASYNC)).child_count == 0  # type: ignore[union-attr]
+        parent = await both.get_node(ASYNC)
+        assert parent is not None and parent.child_count == 5
+        roots = {node.session_id: node for node in (await both.list_roots()).items}
+        assert roots[ASYNC].child_count == 5
+        refreshed, _ = await both.tree_refresh([])
+        assert {node.session_id: node.child_count for node in refreshed.items}[ASYNC] == 5
         page = await both.list_children(ASYNC)
         assert sorted(ids(list(page.items))) == sorted(expected)
         assert page.next_cursor is None

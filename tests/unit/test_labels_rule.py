@@ -96,3 +96,17 @@ def test_hostile_strings_come_out_clean_and_on_one_line() -> None:
             assert clean(label) == label
     weird = "\x1b[2Jid-" + "z" * 5
     assert "\x1b" not in base_label(weird, None)
+
+
+def test_parallel_calls_of_one_message_are_told_apart_by_their_place_in_it() -> None:
+    from zett_browser.views.labels import Sibling, distinguish
+
+    same = "reviewer: Review the glossary entry"
+    parallel = [Sibling(f"01a237b7-{n}", same, 2, None, n) for n in (1, 2, 3)]
+    assert distinguish(parallel) == {"01a237b7-1": "#2.1", "01a237b7-2": "#2.2", "01a237b7-3": "#2.3"}
+    # One of them asked later, alone in its message: its own #seq is enough.
+    mixed = [*parallel[:2], Sibling("01a237b7-9", same, 7, None, 1)]
+    assert distinguish(mixed) == {"01a237b7-1": "#2.1", "01a237b7-2": "#2.2", "01a237b7-9": "#7"}
+    # Separate messages: #seq alone.
+    apart = [Sibling("a", same, 3, None, 1), Sibling("b", same, 9, None, 1)]
+    assert distinguish(apart) == {"a": "#3", "b": "#9"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from zett_browser.model.compaction import CurveColumn, LedgerFacts, SnapshotMeta, UsageStep
-from zett_browser.views.ledger import duration_text, ledger_row, ledger_rows, plot, plot_columns, row_cells
+from zett_browser.views.ledger import baseline, duration_text, ledger_row, ledger_rows, plot, plot_columns, row_cells
 from zett_browser.views.snapdiff import dropped_terms, side_by_side, terms
 
 T0 = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -111,3 +111,16 @@ def test_a_short_log_gets_one_column_a_message_drawn_wider() -> None:
     columns = [CurveColumn(0, 1, 1, 1, 100, 100), CurveColumn(1, 2, 2, 1, 50, 50)]
     curve = plot(columns, [2], width=2, height=1, first=1, last=2, repeat=3)
     assert curve.rows == ["███▄▄▄"] and curve.marks == "   │  "
+
+
+def test_a_curve_of_high_peaks_starts_its_axis_under_the_lowest() -> None:
+    # The review's sawtooth: 1,640–2,306 drawn from 0 filled 5 to 8 eighths of one row: flat.
+    peaks = [1640, 2306, 1700, 2250, 1650]
+    columns = [CurveColumn(c, c + 1, c + 1, 1, p, p) for c, p in enumerate(peaks)]
+    curve = plot(columns, [], width=5, height=1, first=1, last=5)
+    assert curve.base == 1500 and curve.top == 2306
+    # (peak - 1500) * 8 / 806: 1.4 -> 1, 8, 1.98 -> 2, 7.4 -> 7, 1.49 -> 1
+    assert curve.rows == ["▁█▂▇▁"]
+    assert baseline([700, 1500]) == 0  # a peak in the lower half: from 0
+    assert baseline([900, 900]) == 0  # flat: nothing to stretch
+    assert baseline([98_000, 100_000]) == 97_000

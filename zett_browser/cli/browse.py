@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
         "--session ID` (Markdown, HTML or JSON), `zett-browser context [STORE] --session ID [--at N]` (what "
         "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser serve "
-        "[STORE]` (the app in a web page); each has --help.",
+        "[STORE]` (the app in a web page), `zett-browser mcp [STORE...]` (a read-only MCP server on stdio); "
+        "each has --help.",
     )
     add_store(parser)
     parser.add_argument(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -22,10 +21,11 @@ from typing import Any
 
 from ..index import pricing
 from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
-from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
+from ..model.usage import SessionUsage, TokenCounts
 from ..startup.lifecycle import run_async
 from ..storage.errors import StoreError
 from ..text import one_line
+from ..views.usage_json import row_json, session_json
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
 from .index import synced_index
 from .sessions import SessionChoiceError, is_full_id, resolve_at
@@ -89,28 +89,6 @@ def _table(first: str, rows: list[tuple[str, list[str]]], width: int = LABEL_WID
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _row_json(values: Mapping[str, int], tokens: TokenCounts, cost: Decimal | None) -> dict[str, Any]:
-    data: dict[str, Any] = {name: values[name] for name in values if name not in _TOKEN_KEYS}
-    data.pop("cost_picos", None)
-    data["tokens"] = _tokens_json(tokens)
-    data["cache_hit_rate"] = tokens.cache_hit_rate
-    data["cost_usd"] = str(cost) if cost is not None else None
-    return data
-
-
-_TOKEN_KEYS = {"input", "output", "cache_read", "cache_write", "reasoning"}
-
-
-def _tokens_json(tokens: TokenCounts) -> dict[str, int]:
-    return {
-        "input": tokens.input,
-        "output": tokens.output,
-        "cache_read": tokens.cache_read,
-        "cache_write": tokens.cache_write,
-        "reasoning": tokens.reasoning,
-    }
-
-
 def _total(rows: list[ReportRow]) -> ReportRow:
     names = rows[0].values.keys() if rows else ()
     return ReportRow("total", "total", {name: sum(row.values[name] for row in rows) for name in names})
@@ -137,9 +115,9 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool, *, store
             "since": since,
             "prices_date": priced_on,
             "rows": [
-                {"key": row.key, "label": row.label, **_row_json(row.values, row.tokens, row.cost)} for row in rows
+                {"key": row.key, "label": row.label, **row_json(row.values, row.tokens, row.cost)} for row in rows
             ],
-            "total": _row_json(total.values, total.tokens, total.cost) if total else None,
+            "total": row_json(total.values, total.tokens, total.cost) if total else None,
         }
         print(json.dumps(document, ensure_ascii=True, indent=1))  # no raw C1/bidi from store text
         return
@@ -168,11 +146,11 @@ def _print_sessions(
     if as_json:
         rows = [
             # "label" as shown (cleaned, with its nesting); "title" as stored (JSON escapes it).
-            {"key": row.key, "label": label.strip(), "title": row.label, **_row_json(row.values, row.tokens, row.cost)}
+            {"key": row.key, "label": label.strip(), "title": row.label, **row_json(row.values, row.tokens, row.cost)}
             for label, row in named
         ]
         document: dict[str, Any] = {"by": "session", "since": since, "prices_date": priced_on, "rows": rows}
-        document["total"] = _row_json(total.values, total.tokens, total.cost)
+        document["total"] = row_json(total.values, total.tokens, total.cost)
         print(json.dumps(document, ensure_ascii=True, indent=1))
         return
     lines = []
@@ -192,55 +170,10 @@ def _footer(priced_on: str, unpriced: int, problems: int) -> None:
     print("; ".join(notes))
 
 
-def _totals_json(totals: Totals) -> dict[str, Any]:
-    return {
-        "messages": totals.messages,
-        "steps": totals.steps,
-        "tool_calls": totals.tool_calls,
-        "failed_tool_results": totals.failed_tool_results,
-        "skipped_tool_results": totals.skipped_tool_results,
-        "cancelled_tool_results": totals.cancelled_tool_results,
-        "interrupted_tool_results": totals.interrupted_tool_results,
-        "aborted_tool_results": totals.aborted_tool_results,
-        "refused_steps": totals.refused_steps,
-        "cut_off_steps": totals.cut_off_steps,
-        "compactions": totals.compactions,
-        "children": totals.children,
-        "tokens": _tokens_json(totals.tokens),
-        "cache_hit_rate": totals.tokens.cache_hit_rate,
-        "measured_seconds": totals.measured_ns / 1e9,
-        "wall_seconds": totals.wall_seconds,
-        "first_time": totals.first_time.isoformat() if totals.first_time else None,
-        "last_time": totals.last_time.isoformat() if totals.last_time else None,
-        "cost_usd": str(totals.cost) if totals.cost is not None else None,
-        "unpriced_steps": totals.unpriced_steps,
-        "problems": totals.problems,
-    }
-
-
-def _model_json(model: ModelCost) -> dict[str, Any]:
-    return {
-        "provider": model.provider,
-        "model": model.model,
-        "steps": model.steps,
-        "tokens": _tokens_json(model.tokens),
-        "cost_usd": str(model.cost) if model.cost is not None else None,
-    }
-
-
 def print_session(usage: SessionUsage, as_json: bool, priced_on: str) -> None:
     """One session's own and subtree totals, and its cost by model."""
     if as_json:
-        document = {
-            "session_id": usage.session_id,
-            "failed": usage.failed,
-            "own": _totals_json(usage.own),
-            "subtree": _totals_json(usage.subtree),
-            "models": [_model_json(model) for model in usage.models],
-            "own_models": [_model_json(model) for model in usage.own_models],
-            "prices_date": priced_on,
-        }
-        print(json.dumps(document, ensure_ascii=True, indent=1))  # no raw C1/bidi from store text
+        print(json.dumps(session_json(usage, priced_on), ensure_ascii=True, indent=1))  # no raw C1/bidi from store text
         return
     print(f"session {one_line(usage.session_id, 80)}{' (ended in a failure)' if usage.failed else ''}")
     rows = []

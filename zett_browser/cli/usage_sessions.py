@@ -3,12 +3,15 @@
 Each row is a session's own usage. A delegated session is shown under its parent
 (indented, ``↳``) when the parent has a row too, else where its activity puts it; the
 first column holds the id's shortest unique prefix (what ``--session`` takes) and the
-session's label by the one rule (``views.labels``). Labels are read from the store for the
-first :data:`MAX_LABELLED` sessions (the rest show their id): a label is decoration.
+session's label by the one rule (``views.labels``). Labels are read from the store in
+batches on one event loop, every session's, for at most :data:`LABEL_BUDGET_S` seconds (a
+store of hundreds of thousands of sessions then shows the rest by the index's name): a
+label is decoration.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,8 +25,8 @@ from ..views.labels import UUID_PREFIX, tagged, unique_prefixes
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage
 
-#: Sessions whose label is read from the store.
-MAX_LABELLED = 1_000
+#: Seconds the labels are read for at most (those not read by then show the index's name).
+LABEL_BUDGET_S = 5.0
 #: Deepest indentation shown (deeper sessions stay at this depth).
 MAX_DEPTH = 8
 
@@ -63,17 +66,28 @@ def nested(rows: Sequence[ReportRow], parents: dict[str, str | None]) -> list[tu
     return placed
 
 
-def session_labels_of(storage: SQLSessionStorage, session_ids: Sequence[str]) -> dict[str, str]:
-    """Labels of the first :data:`MAX_LABELLED` sessions (read in batches; none when unreadable)."""
-    wanted = list(session_ids)[:MAX_LABELLED]
+def session_labels_of(
+    storage: SQLSessionStorage, session_ids: Sequence[str], budget: float = LABEL_BUDGET_S
+) -> dict[str, str]:
+    """Labels of the sessions, read in batches on one loop for at most ``budget`` seconds
+    (those read by then; none when the store cannot be read)."""
+    wanted = list(session_ids)
     labels: dict[str, str] = {}
+
+    async def read() -> None:
+        deadline = time.monotonic() + budget
+        try:
+            for start in range(0, len(wanted), MAX_SESSIONS):
+                if time.monotonic() > deadline:
+                    return
+                labels.update(await session_labels(storage, wanted[start : start + MAX_SESSIONS]))
+        finally:
+            await storage.close()  # what the reads opened (-wal/-shm files) goes
+
     try:
-        for start in range(0, len(wanted), MAX_SESSIONS):
-            labels.update(run_async(session_labels(storage, wanted[start : start + MAX_SESSIONS])))
+        run_async(read())
     except Exception:  # noqa: BLE001 - decoration: the id still shows
         return labels
-    finally:
-        run_async(storage.close())  # what the reads opened (-wal/-shm files) goes
     return labels
 
 
@@ -94,4 +108,4 @@ def session_lines(storage: SQLSessionStorage, path: Path, rows: Sequence[ReportR
     return lines
 
 
-__all__ = ["MAX_LABELLED", "nested", "session_labels_of", "session_lines"]
+__all__ = ["LABEL_BUDGET_S", "nested", "session_labels_of", "session_lines"]

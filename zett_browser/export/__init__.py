@@ -24,6 +24,7 @@ from .markdown import MarkdownWriter
 from .redact import Redactor
 from .review import read_review
 from .segments import ExportChoices
+from .source import Source
 from .walk import ExportError, Walk
 
 FORMATS = ("md", "html", "json")
@@ -70,7 +71,7 @@ class ExportReport:
 
 
 async def export_session(
-    storage: SQLSessionStorage, session_id: str, out: TextIO, options: ExportOptions
+    storage: SQLSessionStorage | Source, session_id: str, out: TextIO, options: ExportOptions
 ) -> ExportReport:
     """Write ``session_id`` (with ``options.subtree`` its delegated sessions too) to ``out``.
 

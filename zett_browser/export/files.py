@@ -25,6 +25,7 @@ from ..storage import SQLSessionStorage
 from ..text import clean
 from ..views.formatting import human_size
 from . import ExportError, ExportOptions, ExportReport, export_session
+from .source import Source, source_of
 
 
 def _exists(output: Path) -> ExportError:
@@ -60,9 +61,10 @@ def check_output(output: Path, store: Path | None, *, force: bool) -> None:
         raise ExportError(f"{output} is {other}: --force replaces only a regular file; choose another file")
 
 
-def _move(temporary: str, output: Path, force: bool, store: Path | None) -> None:
+def _move(temporary: str, output: Path, force: bool, stores: list[Path | None]) -> None:
     if force:
-        check_output(output, store, force=True)  # again, right before the replace
+        for store in stores:
+            check_output(output, store, force=True)  # again, right before the replace
         os.replace(temporary, output)
         return
     try:
@@ -76,7 +78,7 @@ def _move(temporary: str, output: Path, force: bool, store: Path | None) -> None
 
 
 async def export_file(
-    storage: SQLSessionStorage, session: str, options: ExportOptions, output: Path, *, force: bool
+    storage: SQLSessionStorage | Source, session: str, options: ExportOptions, output: Path, *, force: bool
 ) -> ExportReport:
     """Write an export of ``session`` to ``output``.
 
@@ -85,7 +87,9 @@ async def export_file(
             export itself cannot be made.
     """
     output = output.expanduser()
-    check_output(output, storage.path, force=force)
+    stores: list[Path | None] = [*source_of(storage).paths] or [None]
+    for store in stores:  # never onto (or beside, as a sidecar) any store read
+        check_output(output, store, force=force)
     directory = output.parent
     if not directory.is_dir():
         raise ExportError(f"no directory {directory} to write {output.name} in")
@@ -95,7 +99,7 @@ async def export_file(
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             report = await export_session(storage, session, out, options)
         os.chmod(temporary, 0o666 & ~_umask())
-        _move(temporary, output, force, storage.path)
+        _move(temporary, output, force, stores)
         return report
     except OSError as error:
         advice = describe_os_error(error, directory, "to write the export")

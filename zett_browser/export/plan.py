@@ -26,12 +26,13 @@ from typing import Any
 from ..index.totals import Delta
 from ..index.usage import totals_from
 from ..index.writer import prepare_raw
-from ..model.records import SessionNode
+from ..model.records import SessionNode, asked_at
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import stored_session, stored_snapshots, task_links
 from ..storage.scan import raw_after
 from ..views.labels import distinguish, node_name, sibling, tagged
+from .source import Source, source_of
 
 #: Raw Log rows read per query: big enough to amortise a query, small enough for flat memory.
 PAGE = 200
@@ -116,8 +117,10 @@ def _totals(delta: Delta) -> Totals:
 class Planner:
     """Plans one export (read-only)."""
 
-    def __init__(self, storage: SQLSessionStorage, *, subtree: bool, totals: bool) -> None:
-        self.storage = storage
+    def __init__(self, source: SQLSessionStorage | Source, *, subtree: bool, totals: bool) -> None:
+        self.source = source_of(source)
+        #: The browsing queries (several stores opened together: over all of them).
+        self.storage = self.source.browse
         self.subtree = subtree
         self.totals = totals
         self.seen: set[str] = set()
@@ -128,9 +131,9 @@ class Planner:
         Raises:
             ExportError: the session is not in the store.
         """
-        row = await stored_session(self.storage.reader, session_id)
+        row = await stored_session(await self.source.reader_for(session_id), session_id)
         if row is None:
-            raise ExportError(f"no session {session_id!r} in {self.storage.display_name}")
+            raise ExportError(f"no session {session_id!r} in {self.source.display_name}")
         node = PlanNode(row, label=await self._own_label(session_id))
         await self._plan(node)
         return node
@@ -157,7 +160,7 @@ class Planner:
             if page.next_cursor is None:
                 # Children asked the same read the same: a tag tells them apart, as in the tree.
                 named = [replace(node, label_hint=labels.get(node.session_id)) for node in nodes]
-                tags = distinguish([sibling(node) for node in named])
+                tags = distinguish([sibling(node, asked_at(labels.get(node.session_id))) for node in named])
                 return ids, {n.session_id: tagged(node_name(n), tags.get(n.session_id)) for n in named if not n.title}
             cursor = page.next_cursor
 
@@ -171,11 +174,16 @@ class Planner:
             children, labels = await self._children(session_id)
         if self.subtree:
             wanted = set(children)
-            links = {call: child for call, child in (await task_links(self.storage.reader, session_id)).items()}
+            links = {
+                call: child
+                for call, child in (await task_links(await self.source.reader_for(session_id), session_id)).items()
+            }
             links = {call: child for call, child in links.items() if child in wanted}
         if self.totals:
             node.own.counts[_CHILDREN] = len(children)
-            node.own.counts[_COMPACTIONS] = len(await stored_snapshots(self.storage.reader, session_id))
+            node.own.counts[_COMPACTIONS] = len(
+                await stored_snapshots(await self.source.reader_for(session_id), session_id)
+            )
         if self.totals or links:
             await self._scan(node, links, labels)
         for child in children if self.subtree else ():
@@ -188,8 +196,9 @@ class Planner:
 
     async def _scan(self, node: PlanNode, links: dict[str, str], labels: dict[str, str]) -> None:
         after = 0
+        reader = await self.source.reader_for(node.session_id)
         while True:
-            rows = await raw_after(self.storage.reader, node.session_id, after, PAGE)
+            rows = await raw_after(reader, node.session_id, after, PAGE)
             if self.totals:
                 for doc in prepare_raw(rows, None):
                     if doc.usage is not None:
@@ -210,7 +219,7 @@ class Planner:
             after = last
 
     async def _child(self, parent: PlanNode, session_id: str, call: str | None, label: str | None) -> PlanNode | None:
-        row = await stored_session(self.storage.reader, session_id)
+        row = await stored_session(await self.source.reader_for(session_id), session_id)
         if row is None:
             return None
         node = PlanNode(row, parent.depth + 1, call, label)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..model.notes import Annotation
 from ..text import clean
+from .source import Source
 
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage
@@ -73,19 +74,23 @@ def plan_ids(plan: PlanNode | None, root: str) -> list[str]:
     return found
 
 
-def read_review(path: Path, storage: SQLSessionStorage) -> Review:
-    """What the notes file at ``path`` holds on ``storage``'s store (blocking: run on a thread)."""
+def read_review(path: Path, storage: SQLSessionStorage | Source) -> Review:
+    """What the notes file at ``path`` holds on ``storage``'s store, or on each store of a
+    :class:`~.source.Source` (several stores exported together); blocking: run on a thread."""
     from ..notes import db as notes_db
     from ..notes.identity import of_storage
 
-    identity, store = of_storage(storage)
-    db = notes_db.open_file(path, store, create=False)
-    if db is None:
-        return Review()
-    try:
-        return Review({(item.session_id, item.seq): item for item in notes_db.every(db, identity)})
-    finally:
-        db.close()
+    marks: dict[tuple[str, int | None], Annotation] = {}
+    for one in storage.storages if isinstance(storage, Source) else [storage]:
+        identity, store = of_storage(one)
+        db = notes_db.open_file(path, store, create=False)
+        if db is None:
+            continue
+        try:
+            marks.update(((item.session_id, item.seq), item) for item in notes_db.every(db, identity))
+        finally:
+            db.close()
+    return Review(marks)
 
 
 __all__ = ["Review", "lines", "plan_ids", "read_review", "where"]

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.export import ExportRequest
+from ..model.store import BrowsingStore
 from ..notes.db import default_file
 from ..startup.launch import LazyStore, resolve
 from . import ExportOptions, ExportReport
 from .files import describe, export_file
+from .source import Source
 
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage
+
+
+def _options(request: ExportRequest) -> ExportOptions:
+    return ExportOptions(
+        format=request.format,
+        subtree=request.subtree,
+        reasoning=request.reasoning,
+        tool_results=request.tool_results,
+        usage=request.usage,
+        redact=request.redact,
+    )
 
 
 class StoreExporter:
@@ -32,15 +47,8 @@ class StoreExporter:
 
     async def export(self, request: ExportRequest) -> str:
         """Write the file the request names; one line on what was written."""
-        options = ExportOptions(
-            format=request.format,
-            subtree=request.subtree,
-            reasoning=request.reasoning,
-            tool_results=request.tool_results,
-            usage=request.usage,
-            redact=request.redact,
-            notes=(self.notes_file or default_file()) if request.notes else None,
-        )
+        notes = (self.notes_file or default_file()) if request.notes else None
+        options = replace(_options(request), notes=notes)
         path = request.path.expanduser().absolute()  # the notification says exactly where
         storage = await resolve(self.storage)
 
@@ -49,6 +57,45 @@ class StoreExporter:
                 return await export_file(storage, request.session_id, options, path, force=request.force)
             finally:
                 await storage.release_loop()
+
+        report = await asyncio.to_thread(lambda: asyncio.run(run()))
+        return describe(report, path)
+
+
+class JoinedExporter:
+    """Exports from several stores opened together (an :class:`ExportService`): a subtree
+    follows its delegated sessions into whichever store holds them (:class:`.source.Source`),
+    off the app's loop as :class:`StoreExporter` does.
+
+    Args:
+        joined: The browsing queries over all the stores.
+        locate: Which of ``storages`` holds a session.
+        storages: The stores, in the joined store's order.
+    """
+
+    def __init__(
+        self,
+        joined: BrowsingStore,
+        locate: Callable[[str], Awaitable[int | None]],
+        storages: Sequence[SQLSessionStorage | LazyStore],
+    ) -> None:
+        self.joined = joined
+        self.locate = locate
+        self.storages = list(storages)
+
+    async def export(self, request: ExportRequest) -> str:
+        """Write the file the request names; one line on what was written."""
+        # Marks are kept per store: each store's are read (the default notes file).
+        options = replace(_options(request), notes=default_file() if request.notes else None)
+        path = request.path.expanduser().absolute()
+        storages = [await resolve(storage) for storage in self.storages]
+        source = Source(storages, self.joined, self.locate)
+
+        async def run() -> ExportReport:
+            try:
+                return await export_file(source, request.session_id, options, path, force=request.force)
+            finally:
+                await source.release_loop()
 
         report = await asyncio.to_thread(lambda: asyncio.run(run()))
         return describe(report, path)

@@ -24,6 +24,7 @@ from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import after_row, snapshot_of, stored_raw_page, stored_snapshots
 from .plan import PAGE, ExportError, Planner, PlanNode, task_call_ids
+from .source import Source, source_of
 from .story import SummaryNote, anchor, meta_of, note_of
 
 #: Messages written between two yields to the event loop: the app exports on its own loop,
@@ -89,14 +90,14 @@ class Walk:
 
     def __init__(
         self,
-        storage: SQLSessionStorage,
+        storage: SQLSessionStorage | Source,
         writer: Writer,
         *,
         subtree: bool,
         summaries: bool = False,
         totals: bool = False,
     ) -> None:
-        self.storage = storage
+        self.source = source_of(storage)
         self.writer = writer
         self.subtree = subtree
         self.summaries = summaries
@@ -105,17 +106,17 @@ class Walk:
 
     async def run(self, session_id: str) -> WalkStats:
         """Write ``session_id`` (and, with ``subtree``, every session it delegated to)."""
-        plan = await Planner(self.storage, subtree=self.subtree, totals=self.totals).plan(session_id)
+        plan = await Planner(self.source, subtree=self.subtree, totals=self.totals).plan(session_id)
         await self._session(plan, root=True)
         return self.stats
 
     async def _head(self, node: PlanNode, *, root: bool) -> SessionHead:
-        snapshots = await stored_snapshots(self.storage.reader, node.session_id)
+        snapshots = await stored_snapshots(await self.source.reader_for(node.session_id), node.session_id)
         notes: tuple[SummaryNote, ...] = ()
         if self.summaries and snapshots:
             infos = [snapshot_of(row) for row in snapshots]
             metas = [meta_of(info, row) for info, row in zip(infos, snapshots, strict=True)]
-            origins = await self.storage.snapshot_origins(node.session_id, metas)
+            origins = await self.source.browse.snapshot_origins(node.session_id, metas)
             notes = tuple(note_of(info, origins.get(info.version)) for info in infos)
         own = node.own_totals() if self.totals else None
         subtree = node.subtree_totals() if self.totals and root and self.subtree else None
@@ -140,8 +141,9 @@ class Walk:
         head = await self._head(node, root=root)
         self.writer.start_session(head)
         after = None
+        reader = await self.source.reader_for(session_id)
         while True:
-            page = await stored_raw_page(self.storage.reader, session_id, after, PAGE)
+            page = await stored_raw_page(reader, session_id, after, PAGE)
             for number, message in enumerate(page, 1):
                 self.writer.message(message, head)
                 self.stats.messages += 1

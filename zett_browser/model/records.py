@@ -190,6 +190,32 @@ class SessionNode:
         return self.parent_session_id is None
 
 
+class AskedLabel(str):
+    """A delegated session's label (what its parent asked) that also knows the ``#seq`` of
+    the parent's call that made it: siblings asked the same are then told apart by it.
+
+    It is the label itself wherever a string is expected (``child_labels`` returns these).
+    """
+
+    asked_at: int | None
+    #: The call's place among its message's tool calls (1: the first), for parallel calls.
+    call_number: int | None
+
+    def __new__(cls, text: str, asked_at: int | None = None, call_number: int | None = None) -> AskedLabel:
+        label = super().__new__(cls, text)
+        label.asked_at = asked_at
+        label.call_number = call_number
+        return label
+
+
+def asked_at(label: object) -> tuple[int, int | None] | None:
+    """The ``#seq`` of the call a label was asked by and the call's place in its message
+    (None: a plain label)."""
+    if isinstance(label, AskedLabel) and label.asked_at is not None:
+        return label.asked_at, label.call_number
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class SessionCursor:
     """Keyset position after the last item of a page.

@@ -1,12 +1,12 @@
-"""Provides search, usage and export over several open stores, each with its own side index.
+"""Provides search and usage over several open stores, each with its own side index.
 
 Every member store keeps its own side index (as when it is opened alone). :class:`MultiSearch`
 syncs them one after the other (one progress for all), asks each for a page of hits and merges
 them newest first, each hit naming its store; the tree filter is the union of the stores'
 matches. :class:`MultiUsage` sends each session to its store's totals and merges a tree level
-in the chosen order. :class:`MultiExporter` exports a session with the exporter of the store
-holding it. Nothing here imports the index or the storage: the members are the services'
-protocols, built by the app's factory.
+in the chosen order. (Exports: :class:`zett_browser.export.service.JoinedExporter`.) Nothing
+here imports the index or the storage: the members are the services' protocols, built by the
+app's factory.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from ..model.export import ExportRequest, ExportService
 from ..model.search import BuildProgress, SearchHit, SearchService
 from ..model.usage import GroupedUsage, SessionUsage, TreeSort, UsageService
 from .store import MultiStore
@@ -254,20 +253,6 @@ class MultiUsage:
         return all([await service.complete() for service in self._services])
 
 
-class MultiExporter:
-    """Exports a session with the exporter of the store holding it (an :class:`ExportService`)."""
-
-    def __init__(self, store: MultiStore, services: Sequence[ExportService]) -> None:
-        self._store = store
-        self._services = list(services)
-
-    async def export(self, request: ExportRequest) -> str:
-        where = await self._store.home_of(request.session_id)
-        if where is None:
-            raise LookupError(f"no open store holds session {request.session_id}")
-        return await self._services[where].export(request)
-
-
 if TYPE_CHECKING:  # mypy checks each class against its protocol here
 
     def _search(service: MultiSearch) -> SearchService:
@@ -277,7 +262,4 @@ if TYPE_CHECKING:  # mypy checks each class against its protocol here
         return service
 
     def _grouped(service: MultiUsage) -> GroupedUsage:
-        return service
-
-    def _export(service: MultiExporter) -> ExportService:
         return service

@@ -16,10 +16,8 @@ Every member stays read-only; closing closes them all.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from pathlib import PurePath
 from typing import TYPE_CHECKING, TypeVar
 
 from ..model import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
@@ -28,34 +26,12 @@ from ..model.context import ContextRow
 from ..model.origins import Origin
 from ..model.store import BrowsingStore, GroupedStore
 from ..model.timing import ChildSpan, TimingRow
+from .members import Member, counted, short_names
 from .merge import first_pages, merged_page, newest_activity_first, oldest_first
 
 T = TypeVar("T")
 #: Longest parent chain followed across stores (each store stops its own walk earlier).
 MAX_DEPTH = 1_000
-
-
-def short_names(names: Sequence[str]) -> list[str]:
-    """Names people tell the stores apart by: the file name, with as many parent folders as
-    it takes to make them differ (a URL keeps its masked display name)."""
-    parts = [PurePath(name).parts if "://" not in name else (name,) for name in names]
-    depth = 1
-    while True:
-        shown = ["/".join(part[-depth:]) or name for part, name in zip(parts, names, strict=True)]
-        if len(set(shown)) == len(shown) or depth >= max((len(part) for part in parts), default=1):
-            return shown
-        depth += 1
-
-
-class Member:
-    """One open store and the short name it is shown by."""
-
-    def __init__(self, name: str, store: BrowsingStore) -> None:
-        self.name = name
-        self.store = store
-
-    def tag(self, node: SessionNode) -> SessionNode:
-        return node if node.store == self.name else dataclasses.replace(node, store=self.name)
 
 
 class MultiStore:
@@ -87,6 +63,9 @@ class MultiStore:
         for node in nodes:
             self._home.setdefault(node.session_id, member)
         return [home.tag(node) if self._home.get(node.parent_session_id or "") != member else node for node in nodes]
+
+    async def _counted(self, nodes: Sequence[SessionNode]) -> list[SessionNode]:
+        return await counted(self.members, self._home, nodes)
 
     async def _where(self, session_id: str) -> int | None:
         """The member holding ``session_id`` (asked of every store the first time), or None."""
@@ -123,14 +102,15 @@ class MultiStore:
     async def roots_in(self, index: int, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         """One member's roots (the tree grouped by store), named by their store."""
         page = await self.members[index].store.list_roots(limit=limit, cursor=cursor)
-        return Page(self._learn(index, page.items), page.next_cursor)
+        return Page(await self._counted(self._learn(index, page.items)), page.next_cursor)
 
     async def list_roots(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         async def fetch(member: int, at: SessionCursor | None, size: int) -> Page[SessionNode]:
             page = await self.members[member].store.list_roots(limit=size, cursor=at)
             return Page(self._learn(member, page.items), page.next_cursor)
 
-        return await merged_page(fetch, len(self.members), newest_activity_first, limit=limit, cursor=cursor)
+        page = await merged_page(fetch, len(self.members), newest_activity_first, limit=limit, cursor=cursor)
+        return Page(await self._counted(page.items), page.next_cursor)
 
     async def list_children(
         self, session_id: str, *, limit: int = 100, cursor: SessionCursor | None = None
@@ -141,7 +121,8 @@ class MultiStore:
             page = await self.members[member].store.list_children(session_id, limit=size, cursor=at)
             return Page(self._learn(member, page.items), page.next_cursor)
 
-        return await merged_page(fetch, len(self.members), oldest_first, limit=limit, cursor=cursor)
+        page = await merged_page(fetch, len(self.members), oldest_first, limit=limit, cursor=cursor)
+        return Page(await self._counted(page.items), page.next_cursor)
 
     async def list_orphans(self, *, limit: int = 100, cursor: SessionCursor | None = None) -> Page[SessionNode]:
         homes: dict[str, bool] = {}
@@ -158,7 +139,9 @@ class MultiStore:
         def keep(_member: int, node: SessionNode) -> bool:
             return "parent cycle" in node.problems or not homes.get(node.parent_session_id or "", False)
 
-        return await merged_page(fetch, len(self.members), newest_activity_first, limit=limit, cursor=cursor, keep=keep)
+        order = newest_activity_first
+        page = await merged_page(fetch, len(self.members), order, limit=limit, cursor=cursor, keep=keep)
+        return Page(await self._counted(page.items), page.next_cursor)
 
     async def tree_refresh(
         self, session_ids: Sequence[str], *, roots_limit: int = 100, children_limit: int = 100
@@ -180,8 +163,10 @@ class MultiStore:
                 if session_id in kids
             ]
             if pages:
-                children[session_id] = first_pages(pages, oldest_first, children_limit)
-        return first_pages(roots, newest_activity_first, roots_limit), children
+                merged = first_pages(pages, oldest_first, children_limit)
+                children[session_id] = Page(await self._counted(merged.items), merged.next_cursor)
+        first = first_pages(roots, newest_activity_first, roots_limit)
+        return Page(await self._counted(first.items), first.next_cursor), children
 
     async def child_spans(
         self, session_id: str, *, since: datetime | None = None, until: datetime | None = None
@@ -201,7 +186,7 @@ class MultiStore:
         if where is None:
             return None
         node = await self.members[where].store.get_node(session_id)
-        return None if node is None else self._learn(where, [node])[0]
+        return None if node is None else (await self._counted(self._learn(where, [node])))[0]
 
     async def ancestors(self, session_id: str) -> list[SessionNode]:
         """The parent chain, root first, following a parent into the open store holding it."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..model.export import ExportRequest, ExportService
     from ..model.notes import NotesService
     from ..model.search import BuildProgress, HitPage, SearchService, SessionMatches
+    from ..model.store import BrowsingStore
     from ..model.usage import SessionUsage, TreeSort, UsageService
     from ..notes.identity import Identity
     from ..storage import SQLSessionStorage
@@ -154,6 +155,26 @@ def lazy_notes(storage: SQLSessionStorage | LazyStore, path: Path) -> NotesServi
     return NotesBook(path, identity)
 
 
+class LazyJoinedExporter:
+    """The export service over several stores opened together, imported at the first export
+    (an :class:`ExportService`; see :class:`~zett_browser.export.service.JoinedExporter`)."""
+
+    def __init__(
+        self,
+        joined: BrowsingStore,
+        locate: Callable[[str], Awaitable[int | None]],
+        storages: Sequence[SQLSessionStorage | LazyStore],
+    ) -> None:
+        self._joined = joined
+        self._locate = locate
+        self._storages = list(storages)
+
+    async def export(self, request: ExportRequest) -> str:
+        from ..export.service import JoinedExporter
+
+        return await JoinedExporter(self._joined, self._locate, self._storages).export(request)
+
+
 if TYPE_CHECKING:
     # mypy checks each stand-in against its protocol: a call added there fails here until written above.
     def _search(service: LazySearch) -> SearchService:
@@ -163,4 +184,7 @@ if TYPE_CHECKING:
         return service
 
     def _exporter(service: LazyExporter) -> ExportService:
+        return service
+
+    def _joined(service: LazyJoinedExporter) -> ExportService:
         return service

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from sqlalchemy import LargeBinary, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.records import SessionNode
+from ..model.records import AskedLabel, SessionNode
 from ..text import one_line
 from . import schema
 from .reader import Reader
@@ -67,22 +67,22 @@ async def child_labels(reader: Reader, parent_id: str | None, nodes: Sequence[Se
     if not wanted:
         return {}
 
-    asked: dict[str, tuple[str, str]] = {}
+    asked: dict[str, tuple[str, str, int | None, int | None]] = {}
     if parent_id is not None:
         asked = await _best_effort(reader, lambda connection: _task_requests(connection, parent_id, wanted))
     # A call found gives the description; without one, the prompt tells more than a type.
-    missing = [session_id for session_id in wanted if not asked.get(session_id, ("", ""))[0]]
+    missing = [session_id for session_id in wanted if not asked.get(session_id, ("", "", None, None))[0]]
     prompts: dict[str, str] = {}
     if missing:
         prompts = await _best_effort(reader, lambda connection: _first_user_messages(connection, missing))
     labels: dict[str, str] = {}
     for session_id in wanted:
-        description, subagent_type = asked.get(session_id, ("", ""))
+        description, subagent_type, call, number = asked.get(session_id, ("", "", None, None))
         text = description or prompts.get(session_id, "")
         if text and subagent_type:
-            labels[session_id] = one_line(f"{subagent_type}: {text}", LABEL_CHARS)
+            labels[session_id] = AskedLabel(one_line(f"{subagent_type}: {text}", LABEL_CHARS), call, number)
         elif text or subagent_type:
-            labels[session_id] = one_line(text or subagent_type, LABEL_CHARS)
+            labels[session_id] = AskedLabel(one_line(text or subagent_type, LABEL_CHARS), call, number)
     return labels
 
 
@@ -120,8 +120,9 @@ async def _first_user_messages(connection: AsyncConnection, session_ids: list[st
 
 async def _task_requests(
     connection: AsyncConnection, parent_id: str, session_ids: list[str]
-) -> dict[str, tuple[str, str]]:
-    """(description, subagent type) of the parent's ``task`` calls that delegated to ``session_ids``."""
+) -> dict[str, tuple[str, str, int | None, int | None]]:
+    """(description, subagent type, the call's sequence, its place among the message's calls)
+    of the parent's ``task`` calls that delegated to ``session_ids``."""
     results = (
         select(raw_t.c.sequence, raw_t.c.message_json)
         .where(
@@ -153,15 +154,22 @@ async def _task_requests(
         for _child, _type, sequence in links.values()
     ]
     # No ORDER BY: it would make SQLite walk the whole session in sequence order instead.
-    calls = select(raw_t.c.message_json).where(or_(*windows), func.length(raw_t.c.message_json) <= MAX_JSON_CHARS)
-    arguments: dict[str, dict[str, Any]] = {}
-    for (message_json,) in (await connection.execute(calls)).all():
-        for call_id, args in _task_calls(message_json):
+    calls = select(raw_t.c.sequence, raw_t.c.message_json).where(
+        or_(*windows), func.length(raw_t.c.message_json) <= MAX_JSON_CHARS
+    )
+    arguments: dict[str, tuple[dict[str, Any], int, int]] = {}
+    for call_sequence, message_json in (await connection.execute(calls)).all():
+        for call_id, args, number in _task_calls(message_json):
             if call_id in links:
-                arguments[call_id] = args
-    return {
-        child: _request(arguments.get(call_id, {}), result_type) for call_id, (child, result_type, _) in links.items()
-    }
+                arguments[call_id] = (args, int(call_sequence), number)
+    found: dict[str, tuple[str, str, int | None, int | None]] = {}
+    for call_id, (child, result_type, _) in links.items():
+        if call_id in arguments:
+            args, call_sequence, number = arguments[call_id]
+            found[child] = (*_request(args, result_type), call_sequence, number)
+        else:
+            found[child] = (*_request({}, result_type), None, None)
+    return found
 
 
 def _data(message_json: object) -> dict[str, Any] | None:
@@ -193,21 +201,22 @@ def result_link(message_json: object) -> tuple[str, str, str | None] | None:
     return data["tool_call_id"], result["session_id"], subagent_type if isinstance(subagent_type, str) else None
 
 
-def _task_calls(message_json: object) -> list[tuple[str, dict[str, Any]]]:
-    """(call id, arguments) of each ``task`` call in an assistant message."""
+def _task_calls(message_json: object) -> list[tuple[str, dict[str, Any], int]]:
+    """(call id, arguments, place among the message's tool calls from 1) of each ``task``
+    call in an assistant message."""
     data = _data(message_json)
     calls = data.get("tool_calls") if data is not None else None
     if not isinstance(calls, list):
         return []
     found = []
-    for call in calls:
+    for number, call in enumerate(calls, 1):
         if (
             isinstance(call, dict)
             and call.get("name") == "task"
             and isinstance(call.get("id"), str)
             and isinstance(call.get("arguments"), dict)
         ):
-            found.append((call["id"], call["arguments"]))
+            found.append((call["id"], call["arguments"], number))
     return found
 
 

@@ -98,17 +98,21 @@ class Sibling:
         name: Its :func:`base_label`.
         asked_at: The ``#seq`` of the parent's call that made it, when known.
         started: When it started, when known.
+        call_number: The call's place among its message's tool calls (parallel calls).
     """
 
     session_id: str
     name: str
     asked_at: int | None = None
     started: datetime | None = None
+    call_number: int | None = None
 
 
-def sibling(node: SessionNode, asked_at: int | None = None) -> Sibling:
-    """A tree node as :func:`distinguish` compares it."""
-    return Sibling(node.session_id, node_name(node), asked_at, node.created_at)
+def sibling(node: SessionNode, asked: tuple[int, int | None] | None = None) -> Sibling:
+    """A tree node as :func:`distinguish` compares it (``asked``: the call's ``#seq`` and
+    its place in its message)."""
+    seq, number = asked if asked is not None else (None, None)
+    return Sibling(node.session_id, node_name(node), seq, node.created_at, number)
 
 
 def collide_key(name: str) -> str:
@@ -120,7 +124,8 @@ def distinguish(siblings: Sequence[Sibling]) -> dict[str, str]:
     """Tags for the siblings whose names collide (others get none).
 
     Within a group of colliding names: ``#seq`` of the parent's call when every member has a
-    different one; else each id's shortest unique prefix when that is shorter than the id
+    different one; ``#seq.n`` (the n-th call of that message) when parallel calls of one
+    message made them; else each id's shortest unique prefix when that is shorter than the id
     (UUIDs: always); else the start time (``HH:MM:SS``).
     """
     groups: dict[str, list[Sibling]] = {}
@@ -134,6 +139,18 @@ def distinguish(siblings: Sequence[Sibling]) -> dict[str, str]:
         seqs = [item.asked_at for item in group]
         if all(seq is not None for seq in seqs) and len(set(seqs)) == len(group):
             tags.update({item.session_id: f"#{item.asked_at}" for item in group})
+            continue
+        calls = [(item.asked_at, item.call_number) for item in group]
+        if all(None not in call for call in calls) and len(set(calls)) == len(group):
+            shared = {seq for seq in seqs if seqs.count(seq) > 1}
+            tags.update(
+                {
+                    item.session_id: f"#{item.asked_at}.{item.call_number}"
+                    if item.asked_at in shared
+                    else f"#{item.asked_at}"
+                    for item in group
+                }
+            )
             continue
         prefixes = unique_prefixes(ids)
         if all(len(prefixes[i].rstrip("…")) < ID_ROOM for i in ids):

@@ -156,6 +156,9 @@ class Curve:
     peaks: list[int | None]
     boundary_counts: list[int]
     top: int
+    #: The value the bottom row stands for: 0, or just under the lowest peak when every
+    #: peak lies in the upper half (a 1,640–2,306 sawtooth drawn from 0 looks flat).
+    base: int = 0
 
 
 def column_of(sequence: int, first: int, last: int, width: int) -> int:
@@ -170,6 +173,19 @@ def plot_columns(width: int, first: int, last: int) -> tuple[int, int]:
     return columns, max(1, width // columns)
 
 
+def baseline(peaks: Sequence[int]) -> int:
+    """Where the curve's axis starts: 0, unless every peak is above half the highest; then a
+    round number a little under the lowest, so the swings fill the plot."""
+    if not peaks:
+        return 0
+    low, top = min(peaks), max(peaks)
+    if low * 2 <= top or low == top:
+        return 0
+    swing = top - low
+    step = 10 ** max(0, len(str(swing)) - 1)  # 666 -> 100
+    return max(0, int((low - swing / 10) // step * step))
+
+
 def plot(
     columns: Sequence[CurveColumn],
     boundaries: Sequence[int],
@@ -182,8 +198,9 @@ def plot(
 ) -> Curve:
     """The curve of ``columns`` (from :meth:`input_curve` with the same width/first/last).
 
-    Each column's bar is its peak input_tokens, scaled to the largest peak, in eighths of
-    a cell; the marks row has ``│`` under each column holding a boundary (``┃`` for more
+    Each column's bar is its peak input_tokens above the :func:`baseline`, scaled to the
+    largest peak, in eighths of a cell (a peak at the baseline still shows one); the marks
+    row has ``│`` under each column holding a boundary (``┃`` for more
     than one). ``repeat`` draws every column that many characters wide.
     """
     peaks: list[int | None] = [None] * width
@@ -191,6 +208,7 @@ def plot(
         if 0 <= column.column < width:
             peaks[column.column] = column.peak
     top = max((peak for peak in peaks if peak is not None), default=0)
+    base = baseline([peak for peak in peaks if peak])
     counts = [0] * width
     for boundary in boundaries:
         if first <= boundary <= last:
@@ -202,9 +220,9 @@ def plot(
             if not peak or not top:
                 line.append(" ")
                 continue
-            eighths = max(1, round(peak * height * 8 / top))
+            eighths = max(1, round((peak - base) * height * 8 / (top - base)))
             filled = eighths - (level - 1) * 8
             line.append(BLOCKS[max(0, min(8, filled))])
         rows.append("".join(cell * repeat for cell in line))
     marks = "".join(("┃" if count > 1 else "│" if count else " ").ljust(repeat) for count in counts)
-    return Curve(rows=rows, marks=marks, peaks=peaks, boundary_counts=counts, top=top)
+    return Curve(rows=rows, marks=marks, peaks=peaks, boundary_counts=counts, top=top, base=base)

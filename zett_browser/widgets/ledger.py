@@ -62,7 +62,8 @@ class CurveView(Widget):
             text.append(self.note or "No step of this session recorded input_tokens.", style="dim")
             return text
         for number, row in enumerate(curve.rows):
-            label = f"{curve.top:,} ┤" if number == 0 else ("0 ┤" if number == len(curve.rows) - 1 else "│")
+            bottom = f"{curve.base:,} ┤"  # 0, or where a curve of high peaks starts (said below)
+            label = f"{curve.top:,} ┤" if number == 0 else (bottom if number == len(curve.rows) - 1 else "│")
             text.append(label.rjust(GUTTER - 1) + " ", style="dim")
             text.append(row, style=style_of("tool.result.ok"))
             text.append("\n")
@@ -72,6 +73,8 @@ class CurveView(Widget):
         width = len(curve.marks)
         left, right = f"#{self.first:,}", f"#{self.last:,}"
         text.append(" " * GUTTER + left + " " * max(1, width - len(left) - len(right)) + right, style="dim")
+        if curve.base:
+            text.append(f"\nThe axis starts at {curve.base:,} tokens, not 0: every peak is above it.", style="dim")
         if self.note:
             text.append(f"\n{self.note}", style="dim")
         return text

@@ -1,4 +1,5 @@
-"""Provides :class:`LineView`: a line-API scroll view whose styles are read once per render pass.
+"""Provides :class:`LineView`: a line-API scroll view whose styles are read once per render pass,
+and whose lines carry the widget's own colours under whatever the segments do not set.
 
 ``Widget.rich_style`` walks every ancestor's styles each time it is read, and the line
 views read it (and a component's style for the cursor) for every line they paint: on a
@@ -29,7 +30,11 @@ class LineView(ScrollView):
     def render_lines(self, crop: Region) -> list[Strip]:
         self._pass = {}
         try:
-            return super().render_lines(crop)
+            # The widget's colour and background under every segment that sets none: left
+            # unset, a terminal paints its own default colours there (dark text boxes on a
+            # light theme such as catppuccin-latte).
+            base = self.line_style
+            return [strip.apply_style(base) for strip in super().render_lines(crop)]
         finally:
             self._pass = None
 

@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 
 from ..model import SessionNode
 from ..model.notes import Annotation
+from ..model.records import asked_at
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .textual_compat import tree_relabelled
@@ -86,10 +87,17 @@ class TreeLabels:
             node = self.tag_book.known(node)
             if hints and node.session_id in hints:
                 node = replace(node, label_hint=hints[node.session_id])
+                self._note_call(node.session_id, hints[node.session_id])
             added = self.add(parent, node, now, before)
             if opens(node):
                 added.expand()
         self.retag(parent)
+
+    def _note_call(self, session_id: str, hint: str) -> None:
+        """Remember the ``#seq`` of the parent's call a label came from (it tells siblings apart)."""
+        call = asked_at(hint)
+        if call is not None:
+            self.tag_book.asked[session_id] = call
 
     def place(self, parent: TreeNode[NodeData], node: SessionNode) -> TreeNode[NodeData]:
         """Put a session that is on a page not loaded yet under ``parent``, before "more…"."""
@@ -170,6 +178,8 @@ class TreeLabels:
     def mark(self, root: TreeNode[NodeData], states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
         self.states.update(states)
+        for session_id, hint in hints.items():
+            self._note_call(session_id, hint)
         mark_nodes(root, states, hints, partial(self.label_of, now=self.clock()))
         parents = {id(n.parent): n.parent for n in walk(root) if n.parent is not None and _names(n, hints)}
         for parent in parents.values():

@@ -246,8 +246,8 @@ class TagBook:
 
     def __init__(self) -> None:
         self.tags: dict[str, str] = {}
-        #: The ``#seq`` of the parent's call that made a session, when known.
-        self.asked: dict[str, int] = {}
+        #: The ``#seq`` of the parent's call that made a session and its place in its message.
+        self.asked: dict[str, tuple[int, int | None]] = {}
         #: The label hints seen (what a parent asked, a first prompt), by session.
         self.hints: dict[str, str] = {}
         self._seen: dict[str, dict[str, Sibling]] = {}
