@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export": (".cli.export", "main_export"),
     "context": (".cli.context", "main_context"),
     "usage": (".cli.usage", "main_usage"),
+    "compare": (".cli.compare", "main_compare"),
     "serve": (".cli.serve", "main_serve"),
     "notes": (".cli.notes", "main_notes"),
     "mcp": (".cli.mcp", "main_mcp"),

@@ -247,6 +247,7 @@ _SHOWN = {
     "question_mark": "?",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
+    "equals_sign": "=",
 }
 
 

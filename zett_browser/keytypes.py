@@ -27,6 +27,8 @@ Scope = Literal[
     "timing",
     "timingview",
     "usage",
+    "compare",
+    "compareview",
 ]
 
 

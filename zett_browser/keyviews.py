@@ -1,5 +1,5 @@
 """Provides the rows of the key map (:mod:`zett_browser.keymap`) for the inspector and the
-views opened over the main screen (detail, search, export, context, timing, usage, ledger)
+views opened over the main screen (detail, search, export, context, timing, usage, ledger, compare)
 and the live demo: split from the main screen's rows only to keep each module short."""
 
 from __future__ import annotations
@@ -222,6 +222,51 @@ VIEW_ROWS: tuple[Row, ...] = (
         "usage details",
         "copy the session's full id",
         (bind("y", "copy_id", "Copy id", "usage", footer=True, palette=False),),
+    ),
+    Row(
+        "`=`",
+        "anywhere",
+        "compare two sessions: `=` marks the session under the tree's cursor (or the open one), `=` on "
+        "another opens both side by side, aligned step by step (`=` on the marked one unmarks it)",
+        (bind("equals_sign", "compare", "Compare", "main", command="Compare two sessions (mark, then compare)"),),
+    ),
+    Row(
+        "`↑` `↓` `pgup` `pgdn` `home` `end`",
+        "compare view",
+        "move through the aligned steps (run A left, run B right)",
+        (
+            bind("down,j", "cursor(1)", "Next row", "compareview", palette=False),
+            bind("up,k", "cursor(-1)", "Previous row", "compareview", palette=False),
+            bind("pagedown", "page(1)", "Page down", "compareview", palette=False),
+            bind("pageup", "page(-1)", "Page up", "compareview", palette=False),
+            bind("home,g", "edge(-1)", "First row", "compareview", palette=False),
+            bind("end,G", "edge(1)", "Last row", "compareview", palette=False),
+        ),
+    ),
+    Row(
+        "`enter`",
+        "compare view",
+        "on a row where both runs delegated (`task`/`task_start` calls with the same brief): compare the two "
+        "delegated sessions (`escape` comes back)",
+        (bind("enter", "children", "Compare children", "compareview", palette=False),),
+    ),
+    Row(
+        "`n` `N`",
+        "compare view",
+        "next / previous divergence: a row where a stretch of differences starts (the first is highlighted)",
+        (
+            bind("n", "divergence(1)", "Next diff", "compareview", footer=True, palette=False),
+            bind("N", "divergence(-1)", "Prev diff", "compareview", footer=True, palette=False),
+        ),
+    ),
+    Row(
+        "`escape` `q`",
+        "compare view",
+        "back to the tree",
+        (
+            bind("escape", "close", "Back", "compare", footer=True, palette=False),
+            bind("q", "close", "Back", "compare", palette=False),
+        ),
     ),
     Row("`s`", "live demo", "pause / resume the writer", (bind("s", "live_pause", "Pause/Play", "live", footer=True),)),
     Row(

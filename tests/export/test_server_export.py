@@ -39,3 +39,34 @@ async def test_a_server_store_exports_and_restores_into_sqlite(backend: Backend,
             await restored.close()
     finally:
         await reader.close()
+
+
+async def test_a_server_store_gives_the_same_spans_as_its_sqlite_copy(backend: Backend) -> None:
+    """OTLP spans from PostgreSQL / MariaDB (times as ``datetime``, not SQLite's text) have the
+    ids, names, parents and attributes of the same rows in SQLite, and the server's own times
+    (MariaDB's DATETIME keeps whole seconds: the times are the store's, as the storage API reads them)."""
+    from tests.export.otlp_helpers import spans_of
+    from tests.support import FIXTURES
+    from zett_browser.export.otlp_model import nanoseconds
+
+    loaded = backend.load_fixture("storage_api")
+    await loaded.close()
+    reader = open_store(backend.reader_target)
+    try:
+        for session in (KITCHEN, DELEGATING_PARENT):
+            served = await spans_of(backend.reader_target, session, content=True)
+            local = await spans_of(FIXTURES / "storage_api.sqlite3", session, content=True)
+            assert served and [(s.span_id, s.parent_id, s.name, s.attributes) for s in served] == [
+                (s.span_id, s.parent_id, s.name, s.attributes) for s in local
+            ]
+            chats = 0
+            for span in served:
+                found = dict(span.attributes)
+                sequence, owner = found.get("zett.sequence"), str(found["gen_ai.conversation.id"])
+                if isinstance(sequence, int):
+                    (row,) = [r for r in await reader.list_raw_messages(owner) if r.sequence == sequence]
+                    assert (span.start_ns, span.end_ns) == (nanoseconds(row.started_at), nanoseconds(row.completed_at))
+                    chats += 1
+            assert chats > 0
+    finally:
+        await reader.close()

@@ -47,6 +47,7 @@ TOOLS = {
     "read_messages",
     "context_at",
     "usage_report",
+    "compare_sessions",
 }
 
 

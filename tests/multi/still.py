@@ -17,13 +17,18 @@ from tests.realstore.stores import RealStores
 
 
 def _children(paths: tuple[Path, ...]) -> dict[str, str]:
-    """Each generated (random) session id -> a fixed one, in creation order."""
-    found: list[tuple[str, str]] = []
+    """Each generated (random) session id -> a fixed one, in the order of what each was asked
+    (parallel subagents start in any order; their briefs are fixed)."""
+    found: list[tuple[str, str, str]] = []
     for path in paths:
         with closing(sqlite3.connect(path)) as db:
-            found += [(str(row[1]), str(row[0])) for row in db.execute("SELECT id, created_at FROM agent_sessions")]
-    random = sorted(item for item in found if not item[1].startswith("0193a5c0-"))
-    return {sid: f"0193a5c0-0000-7000-8000-0000000c{index:04d}" for index, (_at, sid) in enumerate(random, 1)}
+            rows = db.execute(
+                "SELECT s.id, coalesce(s.parent_session_id, ''), coalesce((SELECT group_concat(r.content, '|')"
+                " FROM raw_messages r WHERE r.session_id = s.id AND r.role = 2), '') FROM agent_sessions s"
+            )
+            found += [(str(parent), str(asked), str(sid)) for sid, parent, asked in rows]
+    random = sorted(item for item in found if not item[2].startswith("0193a5c0-"))
+    return {sid: f"0193a5c0-0000-7000-8000-0000000c{index:04d}" for index, (_p, _a, sid) in enumerate(random, 1)}
 
 
 def still_pair(real: RealStores, directory: Path) -> tuple[Path, Path]:
@@ -57,8 +62,10 @@ def still_pair(real: RealStores, directory: Path) -> tuple[Path, Path]:
                 )
             db.execute("UPDATE raw_messages SET id = session_id || '-' || sequence")
             db.execute(
-                "UPDATE agent_sessions SET created_at = '2026-12-03 10:' || printf('%02d', rowid % 60) || ':00',"
-                " updated_at = '2026-12-03 11:' || printf('%02d', rowid % 60) || ':00'"
+                "UPDATE agent_sessions SET created_at = '2026-12-03 10:' || printf('%02d', n % 60) || ':00',"
+                " updated_at = '2026-12-03 11:' || printf('%02d', n % 60) || ':00'"
+                " FROM (SELECT id AS fixed, row_number() OVER (ORDER BY id) AS n FROM agent_sessions)"
+                " WHERE agent_sessions.id = fixed"
             )
             db.execute("UPDATE session_snapshots SET created_at = '2026-12-03 11:59:00'")
         with closing(sqlite3.connect(target)) as db:

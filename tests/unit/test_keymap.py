@@ -9,6 +9,7 @@ from pathlib import Path
 
 from zett_browser import keymap
 from zett_browser.app import ZettBrowserApp
+from zett_browser.screens.compare import CompareScreen
 from zett_browser.screens.context import ContextScreen
 from zett_browser.screens.detail import MessageDetail
 from zett_browser.screens.export import ExportDialog
@@ -18,6 +19,7 @@ from zett_browser.screens.main import MainScreen
 from zett_browser.screens.search import SearchScreen
 from zett_browser.screens.timing import TimingScreen
 from zett_browser.screens.usage_details import UsageDetails
+from zett_browser.widgets.compare import CompareView
 from zett_browser.widgets.hits import HitList
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
@@ -70,6 +72,8 @@ def test_every_bound_action_exists_where_it_is_bound() -> None:
         "timing": TimingScreen,
         "timingview": TimingView,
         "usage": UsageDetails,
+        "compare": CompareScreen,
+        "compareview": CompareView,
     }
     for row in keymap.KEYMAP:
         for key in row.keys:

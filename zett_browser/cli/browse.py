@@ -54,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Commands: `zett-browser demo` (a built-in demo store), `zett-browser index [STORE]` (build the "
         "search index), `zett-browser search [STORE] QUERY` (search from scripts), `zett-browser export [STORE] "
         "--session ID` (Markdown, HTML or JSON), `zett-browser context [STORE] --session ID [--at N]` (what "
-        "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser serve "
-        "[STORE]` (the app in a web page), `zett-browser mcp [STORE...]` (a read-only MCP server on stdio); "
-        "each has --help.",
+        "the model saw at message N), `zett-browser usage [STORE]` (tokens, cost and time), `zett-browser "
+        "compare [STORE] A B` (two sessions step by step), `zett-browser serve [STORE]` (the app in a web "
+        "page), `zett-browser mcp [STORE...]` (a read-only MCP server on stdio); each has --help.",
     )
     add_store(parser)
     parser.add_argument(

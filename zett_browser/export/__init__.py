@@ -1,73 +1,31 @@
-"""Provides exports of a session (or its subtree) to Markdown, HTML or JSON, toolkit-free.
+"""Provides exports of a session (or its subtree) to Markdown, HTML, JSON or OTLP, toolkit-free.
 
 :func:`export_session` walks the store read-only (:mod:`.walk`) and writes as it reads,
 so memory stays flat on any session length. Markdown and HTML take each record's words
 from :mod:`zett_browser.views.formatting`, the renderer the Raw Log and the detail view use;
 JSON keeps the stored rows unchanged (:mod:`.jsondoc`), and :func:`.restore.restore`
 writes such a file back through the storage API. ``redact`` replaces common secrets in
-every format (:mod:`.redact`). The CLI is ``zett_browser/cli/export.py``; the app's
-dialog is ``screens/export.py``.
+every format (:mod:`.redact`). OTLP gives OpenTelemetry spans (:mod:`.otlp`): an OTLP/JSON
+document here, or sent to a collector by :func:`.otlp_export.send_session`. The CLI is
+``zett_browser/cli/export.py``; the app's dialog is ``screens/export.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from ..storage import SQLSessionStorage
 from .html import HtmlWriter
 from .jsondoc import JsonWriter
 from .markdown import MarkdownWriter
+from .options import FORMATS, SUFFIX, ExportOptions, ExportReport
 from .redact import Redactor
 from .review import read_review
 from .segments import ExportChoices
 from .source import Source
 from .walk import ExportError, Walk
-
-FORMATS = ("md", "html", "json")
-#: File name suffix of each format.
-SUFFIX = {"md": ".md", "html": ".html", "json": ".json"}
-
-
-@dataclass(frozen=True, slots=True)
-class ExportOptions:
-    """What to export and how."""
-
-    format: str = "md"
-    subtree: bool = False
-    reasoning: bool = True
-    tool_results: bool = True
-    usage: bool = True
-    redact: bool = False
-    #: The notes file whose pins, labels and notes the export carries (None: none).
-    notes: Path | None = None
-
-    def problem(self) -> str | None:
-        """Why these options cannot be used together, or None."""
-        if self.format not in FORMATS:
-            return f"unknown format {self.format!r}: use md, html or json"
-        if self.format == "json":
-            left_out = [
-                name
-                for name, keep in (("--no-reasoning", self.reasoning), ("--no-tool-results", self.tool_results))
-                if not keep
-            ] + ([] if self.usage else ["--no-usage"])
-            if left_out:
-                return f"{', '.join(left_out)}: JSON keeps the stored rows unchanged; use md or html to leave parts out"
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class ExportReport:
-    """What an export wrote."""
-
-    sessions: int
-    messages: int
-    redacted: int
-    seconds: float
 
 
 async def export_session(
@@ -85,6 +43,10 @@ async def export_session(
     started = time.perf_counter()
     redactor = Redactor(enabled=options.redact)
     choices = ExportChoices(reasoning=options.reasoning, tool_results=options.tool_results, usage=options.usage)
+    if options.format == "otlp":
+        from .otlp_export import write_otlp  # protobuf is imported only by an OTLP export
+
+        return await write_otlp(storage, session_id, out, options)
     writer: MarkdownWriter | HtmlWriter | JsonWriter
     if options.format == "md":
         writer = MarkdownWriter(out, choices, redactor)

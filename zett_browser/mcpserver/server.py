@@ -183,6 +183,18 @@ def build_server(stores: Stores) -> MCPServer:
             usage.usage_report(stores, by=by, since=since, session=session, store=store, cursor=cursor, limit=limit)
         )
 
+    @tool(annotations=read_only)
+    async def compare_sessions(a: str, b: str, store: int | None = None, limit: int = 20) -> dict[str, Any]:
+        """Compare two sessions (ids or unique prefixes; they may be in different stores) step by step:
+        user turns, model steps and tool calls aligned. Gives where the runs first diverge and why
+        (different tool, arguments, result, reply, stop; a step only in one run), the counts of
+        matched and differing rows, both runs' totals (steps, tool calls, failures, tokens by type,
+        cost, measured time, compactions, peak context) and `limit` aligned rows (at most 200) from
+        just before the first divergence."""
+        from .compare import compare_sessions as compare
+
+        return await guard(compare(stores, a=a, b=b, store=store, limit=limit))
+
     return server
 
 

@@ -16,6 +16,7 @@ from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from .context import ContextRow
 from .origins import Origin
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+from .steps import StepRow
 from .timing import ChildSpan, TimingRow
 
 
@@ -148,6 +149,10 @@ class BrowsingStore(Protocol):
 
     async def range_text(self, session_id: str, *, after_sequence: int, through_sequence: int) -> RangeText:
         """The plain text of a Raw Log range, bounded."""
+
+    async def step_page(self, session_id: str, *, after_id: str | None = None, limit: int = 500) -> list[StepRow]:
+        """Up to ``limit`` rows' decoded message, tokens and duration after a row (None: the first), ascending."""
+        ...
 
     async def timing_page(
         self,

@@ -24,6 +24,7 @@ from ..model import Page, RawLogBounds, RawMessageRecord, SessionCursor, Session
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
 from ..model.context import ContextRow
 from ..model.origins import Origin
+from ..model.steps import StepRow
 from ..model.store import BrowsingStore, GroupedStore
 from ..model.timing import ChildSpan, TimingRow
 from .members import Member, counted, short_names
@@ -334,6 +335,9 @@ class MultiStore:
         return await self.members[where].store.range_text(
             session_id, after_sequence=after_sequence, through_sequence=through_sequence
         )
+
+    async def step_page(self, session_id: str, *, after_id: str | None = None, limit: int = 500) -> list[StepRow]:
+        return await self._on(session_id, lambda store: store.step_page(session_id, after_id=after_id, limit=limit), [])
 
     async def timing_page(
         self,

@@ -23,6 +23,7 @@ SECTIONS = (
     ("Search view", ("search view",)),
     ("Context view", ("context view",)),
     ("Timing, usage", ("timing view", "timing view, usage details", "usage details")),
+    ("Compare view", ("compare view",)),
     ("Live demo", ("live demo",)),
 )
 

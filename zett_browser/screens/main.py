@@ -19,6 +19,7 @@ from textual.widgets import Header, Input
 from textual.worker import Worker
 
 from ..keymap import bindings, commands, key_names
+from ..model import SessionNode
 from ..model.store import BrowsingStore, GroupedStore
 from ..widgets.footer import KeyFooter
 from ..widgets.inspector import Inspector
@@ -71,6 +72,8 @@ class MainScreen(FrameHold, Screen[None]):
         if isinstance(store, GroupedStore):  # several stores: the tree groups them (s: merged)
             self._tree.store_groups = tuple(store.store_names)
             self._tree.grouped = True
+        #: The session ``=`` marked as the first of two to compare.
+        self.compare_mark: SessionNode | None = None
         push = lambda screen, callback=None: self.app.push_screen(screen, callback)  # noqa: E731
         #: The controllers, wired to each other; the screen routes to them.
         self.parts = MainControllers(
@@ -291,6 +294,22 @@ class MainScreen(FrameHold, Screen[None]):
 
     def action_ledger(self) -> None:
         self.parts.compaction.ledger()
+
+    def action_compare(self) -> None:
+        """``=``: mark the session under the tree's cursor (or the open one); on a second, compare."""
+        from .compare import CompareScreen, mark_or_compare  # a screen's module loads when it first opens
+
+        cursor = self._tree.cursor_node
+        data = cursor.data if cursor is not None else None
+        session = data if isinstance(data, SessionNode) else self.parts.open_node()
+        self.compare_mark = mark_or_compare(
+            self.compare_mark,
+            session,
+            notify=self.notify,
+            open_screen=self.app.push_screen,
+            make=lambda left, right: CompareScreen(self.store, left, right, self.reader),
+            clear=self.app.clear_notifications,
+        )
 
     def action_pin(self) -> Worker[None] | None:
         """``*``: pin or unpin the tree's session (tree focused) or the Raw Log's message."""

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..model.context import ContextRow
     from ..model.origins import Origin
     from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
+    from ..model.steps import StepRow
     from ..model.timing import ChildSpan, TimingRow
 
 P = ParamSpec("P")
@@ -175,6 +176,9 @@ class WarmStore:
         return await self._store.range_text(
             session_id, after_sequence=after_sequence, through_sequence=through_sequence
         )
+
+    async def step_page(self, session_id: str, *, after_id: str | None = None, limit: int = 500) -> list[StepRow]:
+        return await self._store.step_page(session_id, after_id=after_id, limit=limit)
 
     async def timing_page(
         self,

@@ -26,8 +26,9 @@ from ..model.records import (
     SessionTotals,
     SnapshotInfo,
 )
+from ..model.steps import StepRow
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, origins, prompts, rawlog, state, timing
+from . import compaction, context, labels, origins, prompts, rawlog, state, steps, timing
 from . import prefix as prefixes
 from .core import SessionStorageCore
 from .tree import SessionTree
@@ -247,6 +248,13 @@ class BrowserQueries(SessionStorageCore):
         return await compaction.range_text(
             self.reader, session_id, after_sequence=after_sequence, through_sequence=through_sequence
         )
+
+    async def step_page(self, session_id: str, *, after_id: str | None = None, limit: int = 500) -> list[StepRow]:
+        """Up to ``limit`` rows' message, tokens and duration after the row ``after_id``.
+
+        See :func:`.steps.step_page`.
+        """
+        return await steps.step_page(self.reader, session_id, after_id=after_id, limit=limit)
 
     async def timing_page(
         self,
