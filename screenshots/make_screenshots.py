@@ -1,6 +1,6 @@
 """Writes the screenshots of README.md and docs/ (SVG, and PNG when rsvg-convert is installed) from the demo store.
 
-python screenshots/make_screenshots.py
+python screenshots/make_screenshots.py [NAME ...]   (names: only those shots, and not the served one)
 """
 
 from __future__ import annotations
@@ -37,7 +37,26 @@ SHOTS: list[tuple[str, dict[str, object], tuple[str, ...], tuple[int, int]]] = [
     ("diff", {"session": MIGRATION}, ("tab", "D"), WIDE),
     ("usage", {"session": REFACTOR, "index": True}, ("u",), WIDE),
     ("timing", {"session": REFACTOR}, ("T",), WIDE),
+    ("notes", {"session": REFACTOR, "notes": True}, ("j", "j", "j", "j"), WIDE),
 ]
+
+
+async def write_notes(store: Path, notes: Path) -> None:
+    """Pins, labels and notes on the demo store, as a reviewer would leave them (``notes`` shot)."""
+    from zett_browser.notes.identity import of_argument
+    from zett_browser.notes.service import NotesBook
+
+    async def identity() -> tuple[str, Path | None]:
+        return of_argument(str(store))
+
+    book = NotesBook(notes, identity)
+    await book.toggle_pin(REFACTOR, None)
+    await book.set_labels(REFACTOR, None, ["good"])
+    await book.set_note(REFACTOR, None, "Reference run for the retry refactor.")
+    await book.toggle_pin(REFACTOR, 5)
+    await book.set_labels(REFACTOR, 5, ["regression"])
+    await book.set_note(REFACTOR, 5, "The researcher was asked too broadly here.\nNarrow the task next time.")
+    await book.set_labels(RESEARCH, None, ["needs work"])
 
 
 async def index_built(app: Any, pilot: Any, options: dict[str, object]) -> None:
@@ -103,18 +122,28 @@ def shoot_served(store: Path, directory: Path) -> Path:
     return target
 
 
-async def main() -> None:
+async def main(names: list[str]) -> None:
     with tempfile.TemporaryDirectory() as directory:
         store = await build_demo_store(Path(directory) / "demo.sqlite3", now=NOW)
         for name, options, keys, size in SHOTS:
+            if names and name not in names:
+                continue
             if options.get("index"):
                 options = {**options, "index_dir": Path(directory) / "index"}
+            # Never the person's notes file: an empty one, or the notes shot's.
+            notes = Path(directory) / "notes" / f"{name}.sqlite3"
+            if options.pop("notes", False):
+                await write_notes(store, notes)
+            options = {**options, "notes_file": notes}
             svg = await shoot(store, name, options, keys, size)
             if shutil.which("rsvg-convert"):
                 subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
             print("wrote", svg)
-        print("wrote", shoot_served(store, Path(directory)))
+        if not names:
+            print("wrote", shoot_served(store, Path(directory)))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    import sys
+
+    asyncio.run(main(sys.argv[1:]))

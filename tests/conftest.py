@@ -51,6 +51,10 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """Point HOME at a temporary directory so nothing can reach ~/.zett-agent."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    # Pins, labels and notes go to the user data directory: the temporary home's, whatever the
+    # environment says (a test never writes a person's notes file).
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.delenv("ZETT_BROWSER_NOTES", raising=False)
     yield home
 
 

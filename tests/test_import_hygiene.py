@@ -35,12 +35,20 @@ def test_widgets_never_import_storage() -> None:
 
 
 def test_screens_see_the_store_and_the_index_only_through_protocols() -> None:
-    """Screens and widgets get a BrowsingStore and a SearchService; they import neither the
-    storage, the side index nor the service that wraps it (the app and CLI wire them)."""
+    """Screens and widgets get a BrowsingStore, a SearchService and a NotesService; they import
+    neither the storage, the side index, the notes file nor the services that wrap them (the app
+    and CLI wire them)."""
     for folder in ("screens", "widgets"):
         for source in sorted((ROOT / "zett_browser" / folder).rglob("*.py")):
             text = source.read_text()
-            for forbidden in ("..storage", "..index", "zett_browser.index", "sqlalchemy"):
+            for forbidden in (
+                "..storage",
+                "..index",
+                "zett_browser.index",
+                "sqlalchemy",
+                "..notes",
+                "zett_browser.notes",
+            ):
                 assert forbidden not in text, f"{folder}/{source.name} imports {forbidden}"
 
 
@@ -65,3 +73,10 @@ def test_subcommands_import_no_textual() -> None:
     modules = _modules_of("zett_browser.cli")
     assert "zett_browser.cli.index" in modules, "the check sees the modules"
     assert _loaded(", ".join(modules), ("textual",)) == []
+
+
+def test_notes_are_toolkit_free() -> None:
+    """``notes/`` (the notes file, its service, the qualifiers' look-up) loads no UI toolkit."""
+    modules = _modules_of("zett_browser.notes")
+    assert "zett_browser.notes.db" in modules, "the check sees the modules"
+    assert _loaded(", ".join(modules), ("textual", "rich")) == []

@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "usage": (".cli.usage", "main_usage"),
     "compare": (".cli.compare", "main_compare"),
     "serve": (".cli.serve", "main_serve"),
+    "notes": (".cli.notes", "main_notes"),
     "mcp": (".cli.mcp", "main_mcp"),
 }
 

@@ -207,6 +207,7 @@ def make_app(
     search: str | None = None,
     warm: Warm | None = None,
     no_writes: str | None = None,
+    notes_file: Path | None = None,
 ) -> ZettBrowserApp:
     """Build the app on a store: an open one, or a path or URL opened read-only here.
 
@@ -215,7 +216,9 @@ def make_app(
     user cache). ``search``: open the search view on this query. ``warm``: the first screen's
     reads, already started (the start-up reader; for a SQLite path it starts here). ``no_writes``: the app writes no
     file anywhere (``zett-browser serve``): the export dialog, the context's ``w`` and the
-    screenshot command say this instead.
+    screenshot command say this instead, and pins, labels and notes are not offered.
+    ``notes_file``: where pins, labels and notes are kept (default ``$ZETT_BROWSER_NOTES``
+    or the user data directory).
 
     Raises:
         StoreError: The store cannot be browsed (missing, not SQLite, not zett-agent's...).
@@ -251,16 +254,17 @@ def make_app(
     if _is_multi(storage):
         return ZettBrowserApp(storage, _multi_services(storage, options, index, index_dir, search), live=live)
     sql = storage if isinstance(storage, LazyStore) else _sql_storage(storage)
-    if sql is not None and no_writes is None:
-        from .startup.lazysearch import LazyExporter
-
-        options = replace(options, exporter=LazyExporter(sql))
     if sql is not None and no_writes is None:  # not when served: another person's reach into this machine
         options = replace(options, elsewhere=_default_store_holding)
+    if sql is not None and no_writes is None:
+        from .startup.lazysearch import LazyExporter, lazy_notes
+
+        notes_file = notes_file or _default_notes_file()
+        options = replace(options, notes=lazy_notes(sql, notes_file), exporter=LazyExporter(sql, notes_file))
     if index and sql is not None:
         from .startup.lazysearch import LazySearch, LazyUsage  # the index itself is imported at its first use
 
-        searching = LazySearch(sql, index_dir)
+        searching = LazySearch(sql, index_dir, notes_file)
         options = replace(options, search=searching, search_query=search, usage=LazyUsage(searching))
     return ZettBrowserApp(storage, options, live=live, warm=warm)
 
@@ -270,6 +274,12 @@ def _default_store_holding(session_id: str) -> str | None:
     from .storage.elsewhere import default_store_holding  # stdlib sqlite3 only, loaded at first use
 
     return default_store_holding(session_id)
+
+
+def _default_notes_file() -> Path:
+    from .notes.db import default_file
+
+    return default_file()
 
 
 def _sql_storage(store: BrowsingStore) -> SQLSessionStorage | None:

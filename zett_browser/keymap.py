@@ -186,6 +186,23 @@ KEYMAP: tuple[Row, ...] = (
             bind("comma", "hit(-1)", "Prev hit", "main", command="Previous search hit"),
         ),
     ),
+    Row(
+        "`*`",
+        "anywhere",
+        "pin or unpin the session under the tree's cursor (when the tree has the focus) or the Raw Log's message"
+        " (kept in the notes file, never in the store; see docs/notes.md)",
+        (bind("asterisk", "pin", "Pin", "main", command="Pin or unpin"),),
+    ),
+    Row(
+        "`l` `a`",
+        "anywhere",
+        "labels (`good`, `regression`, any text, comma-separated) / a note on the same session or message;"
+        " `enter` saves, `escape` cancels, an empty line removes them",
+        (
+            bind("l", "label", "Label", "main", command="Label the session or message"),
+            bind("a", "note", "Note", "main", command="Write a note on the session or message"),
+        ),
+    ),
     Row("`tab`", "anywhere", "move focus between panes"),
     Row("`ctrl+p`", "anywhere", "command palette with every action"),
     Row(

@@ -107,6 +107,17 @@ def add_index_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index-dir", metavar="DIR", type=index_dir, default=None, help=INDEX_DIR_HELP)
 
 
+def add_notes_file(parser: argparse.ArgumentParser) -> None:
+    """``--notes-file FILE``: the notes file (default ``$ZETT_BROWSER_NOTES`` or the user data directory)."""
+    parser.add_argument(
+        "--notes-file",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="the notes file (default: $ZETT_BROWSER_NOTES or notes.sqlite3 in the user data directory)",
+    )
+
+
 def add_page_size(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--page-size",

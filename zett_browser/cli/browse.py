@@ -25,6 +25,7 @@ from .args import (
     PROG,
     OneLineParser,
     add_index_dir,
+    add_notes_file,
     add_page_size,
     add_store,
     bounded,
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-index", action="store_true", help="browse without the side index (no search, no index file written)"
     )
     add_index_dir(parser)
+    add_notes_file(parser)
     parser.add_argument("--debug", action="store_true", help="show a traceback when the store cannot be opened")
     # Set by `zett-browser serve` for its app processes only: no file is written anywhere.
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
@@ -94,6 +96,7 @@ def run_app(
     warm: Warm | None = None,
     signals: StartupSignals | None = None,
     no_writes: str | None = None,
+    notes_file: Path | None = None,
 ) -> int:
     """Build the Textual app (imported only now) and run it until it exits."""
     from ..app import make_app
@@ -109,6 +112,7 @@ def run_app(
         search=search,
         warm=warm,
         no_writes=no_writes,
+        notes_file=notes_file,
     )
     try:
         if signals is not None:
@@ -149,6 +153,7 @@ def main_browse(arguments: list[str]) -> int:
         index_dir=args.index_dir,
         search=args.search,
         no_writes=SERVED_NO_WRITES if args.served else None,
+        notes_file=args.notes_file,
     )
     if args.more_stores:
         from .browse_many import main_browse_many

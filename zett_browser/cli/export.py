@@ -1,8 +1,9 @@
 """Provides ``zett-browser export``: a session (or its subtree) as Markdown, HTML, JSON or OTLP.
 
 ``export [STORE] --session ID [--subtree] [--format md|html|json|otlp] [--output FILE] [--force]
-[--no-reasoning] [--no-tool-results] [--no-usage] [--redact] [--otlp-content]
-[--otlp-endpoint URL [--otlp-header NAME=VALUE ...]]``. With ``--otlp-endpoint`` the spans
+[--no-reasoning] [--no-tool-results] [--no-usage] [--redact] [--notes [--notes-file FILE]] [--otlp-content]
+[--otlp-endpoint URL [--otlp-header NAME=VALUE ...]]``. ``--notes`` carries the pins, labels and notes
+written on the sessions (from the notes file). With ``--otlp-endpoint`` the spans
 are sent to an OpenTelemetry collector over OTLP/HTTP instead of written (docs/otel.md). Without ``--output`` the
 document goes to stdout as it is written. With ``--output`` it is written to a temporary
 file beside FILE and moved into place only when complete, so a failed export leaves
@@ -22,7 +23,7 @@ from ..export.files import describe, export_file
 from ..startup.lifecycle import run_async
 from ..storage import StoreError, open_store
 from ..text import one_line
-from .args import OneLineParser, add_store, closed_pipe
+from .args import OneLineParser, add_notes_file, add_store, closed_pipe
 from .sessions import SessionChoiceError, resolve_session
 
 PROG = "zett-browser export"
@@ -53,6 +54,12 @@ def build_parser() -> OneLineParser:
         action="store_true",
         help="replace API keys, tokens, passwords in URLs and private keys; the count goes to stderr",
     )
+    parser.add_argument(
+        "--notes",
+        action="store_true",
+        help="carry your pins, labels and notes: a Review section, each note beside its message",
+    )
+    add_notes_file(parser)
     otlp = parser.add_argument_group("OpenTelemetry (docs/otel.md)")
     otlp.add_argument(
         "--otlp-endpoint",
@@ -111,6 +118,12 @@ async def export_to(
         await storage.close()
 
 
+def _notes_file(given: Path | None) -> Path:
+    from ..notes.db import default_file
+
+    return given or default_file()
+
+
 def _otlp_problem(args: argparse.Namespace) -> str | None:
     """Why the OpenTelemetry options do not go with the others, or None."""
     if args.otlp_endpoint is None:
@@ -139,6 +152,7 @@ def main_export(argv: list[str]) -> int:
         tool_results=not args.no_tool_results,
         usage=not args.no_usage,
         redact=args.redact,
+        notes=_notes_file(args.notes_file) if args.notes else None,
         otlp_content=args.otlp_content,
     )
     problem = options.problem()

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 
 from ..index.files import index_stats
 from ..index.fresh import fresh_index
+from ..index.notes_filter import needs_notes, resolve
 from ..index.query import HELP, QueryError, parse
 from ..index.search import Hit, Searcher
 from ..startup.lifecycle import run_async
 from ..storage.errors import StoreError
 from ..storage.sqlitefile import sqlite_path
 from ..text import clean, one_line, safe_json
-from .args import STORE_HELP, OneLineParser, add_index_dir, add_store, closed_pipe, names_a_store
+from .args import STORE_HELP, OneLineParser, add_index_dir, add_notes_file, add_store, closed_pipe, names_a_store
 
 if TYPE_CHECKING:
     from ..index.sync import Progress, SideIndex, SyncReport
@@ -135,9 +136,18 @@ def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
     return run_async(read())
 
 
-def _print_hits(store: str | None, searcher: Searcher, query_text: str, limit: int, as_json: bool) -> int:
+def _print_hits(
+    store: str | None, searcher: Searcher, query_text: str, limit: int, as_json: bool, notes_file: Path | None = None
+) -> int:
     """Print up to ``limit`` hits, each with its session's label; returns how many were printed."""
-    page = searcher.search_now(parse(query_text), limit=limit)
+    query = parse(query_text)
+    if needs_notes(query):  # pinned:, label:, note: are answered by the notes file
+        from ..notes.db import default_file
+        from ..notes.identity import of_argument
+
+        identity, local = of_argument(store)
+        query = resolve(query, notes_file or default_file(), identity, local)
+    page = searcher.search_now(query, limit=limit)
     hits = _labelled(store, page.hits)
     for hit in hits:
         if as_json:
@@ -172,6 +182,7 @@ def main_search(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--limit", type=int, default=20, help="hits to print (default 20)")
     add_index_dir(parser)
+    add_notes_file(parser)
     args = parser.parse_args(argv)
     if len(args.args) > 2:
         print("zett-browser: give the query as one argument (quote it)", file=sys.stderr)
@@ -186,7 +197,8 @@ def main_search(argv: list[str]) -> int:
         return 2
     try:
         parse(query_text)
-        found = _print_hits(store, Searcher(synced_index(store, args.index_dir)[0]), query_text, args.limit, args.json)
+        searcher = Searcher(synced_index(store, args.index_dir)[0])
+        found = _print_hits(store, searcher, query_text, args.limit, args.json, args.notes_file)
     except BrokenPipeError:
         return closed_pipe()
     except (StoreError, QueryError, OSError, sqlite3.Error) as error:

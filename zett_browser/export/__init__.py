@@ -12,6 +12,7 @@ document here, or sent to a collector by :func:`.otlp_export.send_session`. The 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TextIO
 
@@ -21,6 +22,7 @@ from .jsondoc import JsonWriter
 from .markdown import MarkdownWriter
 from .options import FORMATS, SUFFIX, ExportOptions, ExportReport
 from .redact import Redactor
+from .review import read_review
 from .segments import ExportChoices
 from .source import Source
 from .walk import ExportError, Walk
@@ -53,6 +55,8 @@ async def export_session(
     else:
         writer = JsonWriter(out, redactor)
     story = options.format != "json"  # JSON: the stored rows (snapshots hold the summaries), nothing derived
+    if options.notes is not None:
+        writer.review = await asyncio.to_thread(read_review, options.notes, storage)
     walk = Walk(storage, writer, subtree=options.subtree, summaries=story, totals=story and options.usage)
     stats = await walk.run(session_id)
     writer.finish()

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from .. import __version__
+from ..model.notes import Annotation
 from ..model.outcomes import Outcome
 from ..model.records import RawMessageRecord
 from ..storage.export_rows import record_of
@@ -23,11 +24,13 @@ from ..text import clean
 from ..views.requests import RequestContext
 from .plan import PlanNode
 from .redact import Redactor
+from .review import Review, lines, plan_ids, where
 from .segments import ExportChoices, RecordContexts, Segment, render_record
 from .story import OpenSummaries, SummaryNote, anchor, brief, session_name, totals_table
 from .walk import SessionHead
 
 STYLE = """
+.review { border-left: 3px solid #c90; padding-left: .6em; margin: .4em 0; }
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#1f2328;background:#fff}
 h1,h2,h3,h4,h5,h6{margin:1.2em 0 .4em}
 .facts{color:#59636e;font-size:.9em}
@@ -87,6 +90,8 @@ class HtmlWriter:
         self.started = False
         #: Per open session: its summaries not written yet.
         self.summaries = OpenSummaries()
+        #: Pins, labels and notes to carry (``--notes``), or None.
+        self.review: Review | None = None
 
     def _text(self, value: object) -> str:
         return html.escape(self.redact(clean(value)), quote=True)
@@ -111,6 +116,8 @@ class HtmlWriter:
             facts.append(f"task call {head.call_id}")
         facts += [f"created {row['created_at']}", f"updated {row['updated_at']}"]
         self.out.write(f'<p class="facts">{self._text(" · ".join(str(fact) for fact in facts))}</p>\n')
+        if self.review is not None:
+            self._review(head)
         if head.own is not None and head.depth == 0:
             self._totals(head)
         elif head.own is not None:
@@ -157,7 +164,29 @@ class HtmlWriter:
         self.out.write(f'<article class="kind-{html.escape(kind, quote=True)}">\n<h{level}>{title}</h{level}>\n')
         for segment in segments:
             self.out.write(self._segment(segment))
+        if self.review is not None and (item := self.review.of(record.session_id, record.sequence)) is not None:
+            self.out.write(self._aside(item))
         self.out.write("</article>\n")
+
+    def _review(self, head: SessionHead) -> None:
+        """The Review section (the exported session) or the mark of a delegated session."""
+        assert self.review is not None
+        session_id = str(head.row["id"])
+        if head.depth:
+            item = self.review.of(session_id, None)
+            if item is not None:
+                self.out.write(self._aside(item))
+            return
+        items = self.review.within(plan_ids(head.plan, session_id))
+        if items:
+            entries = "".join(f"<li>{self._text(' · '.join([where(item), *lines(item)]))}</li>" for item in items)
+            self.out.write(f'<section class="review"><strong>Review</strong><ul>{entries}</ul></section>\n')
+
+    def _aside(self, item: Annotation) -> str:
+        """A mark beside its message or session."""
+        return (
+            '<aside class="review">' + "".join(f"<div>{self._text(line)}</div>" for line in lines(item)) + "</aside>\n"
+        )
 
     def _summary(self, note: SummaryNote) -> None:
         """A version's summary at its boundary, collapsed."""

@@ -10,7 +10,10 @@ The document::
             {raw_messages columns as stored, message_json the envelope text zett-agent wrote},
             {"delegated_by": "call id" | null, "session": {...the same shape...}},
             ...]},
+     "review": [{"session_id", "seq", "pinned", "labels", "note", "updated_at"}, ...],
      "redacted": N}
+
+(``review`` only with ``--notes``: the pins, labels and notes on the sessions exported.)
 
 Values are what the store holds: text (SQLite timestamps as their stored text), numbers,
 null; a server's timestamps as ISO 8601 text; bytes (a damaged row) as
@@ -27,8 +30,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, TextIO
 
+from ..model.notes import Annotation
 from ..text import safe_json
 from .redact import Redactor
+from .review import Review
 from .walk import SessionHead
 
 FORMAT = "zett-browser-export"
@@ -63,6 +68,9 @@ class JsonWriter:
         self.redact = redactor
         #: Per open session: whether its ``messages`` list has an item yet.
         self.nonempty: list[bool] = []
+        #: Pins, labels and notes to carry (``--notes``), or None; the sessions exported.
+        self.review: Review | None = None
+        self.sessions: list[str] = []
 
     def _row(self, row: Mapping[str, Any]) -> str:
         values = {}
@@ -81,6 +89,7 @@ class JsonWriter:
             self.nonempty[-1] = True
 
     def start_session(self, head: SessionHead) -> None:
+        self.sessions.append(str(head.row["id"]))
         if not self.nonempty:
             self.out.write(f'{{"format": "{FORMAT}", "version": {VERSION}, "schema": "zett-agent 0.2.1",\n"session": ')
         else:
@@ -101,4 +110,14 @@ class JsonWriter:
             self.out.write("}")  # closes the {"delegated_by": ..., "session": ...} item
 
     def finish(self) -> None:
+        if self.review is not None:
+            marks = [self._mark(item) for item in self.review.within(self.sessions)]
+            self.out.write(',\n"review": [' + ",\n".join(marks) + "]")
         self.out.write(f',\n"redacted": {self.redact.count}}}\n')
+
+    def _mark(self, item: Annotation) -> str:
+        """One pin, label set or note (``--notes``) as a JSON object, the note whole."""
+        labels = [self.redact(label) for label in item.labels]
+        note = self.redact(item.note) if item.note is not None else None
+        mark = {"session_id": item.session_id, "seq": item.seq, "pinned": item.pinned, "labels": labels}
+        return _dumps({**mark, "note": note, "updated_at": item.updated_at})

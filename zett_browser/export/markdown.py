@@ -25,12 +25,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from ..model.notes import Annotation
 from ..model.records import RawMessageRecord
 from ..storage.export_rows import record_of
 from ..text import clean
 from ..views.requests import RequestContext
 from .plan import PlanNode
 from .redact import Redactor
+from .review import Review, lines, plan_ids, where
 from .segments import ExportChoices, RecordContexts, Segment, render_record
 from .story import OpenSummaries, SummaryNote, anchor, brief, session_name, totals_table
 from .walk import SessionHead
@@ -90,6 +92,8 @@ class MarkdownWriter:
         self.contexts: RecordContexts[SessionHead] = RecordContexts()
         #: Per open session: its summaries not written yet.
         self.summaries = OpenSummaries()
+        #: Pins, labels and notes to carry (``--notes``), or None.
+        self.review: Review | None = None
 
     def _write(self, text: str) -> None:
         self.out.write(text)
@@ -115,6 +119,8 @@ class MarkdownWriter:
         facts.append(f"created {row['created_at']}")
         facts.append(f"updated {row['updated_at']}")
         self._write(literal(self.redact(clean(" · ".join(str(fact) for fact in facts)))) + "\n\n")
+        if self.review is not None:
+            self._review(head)
         if head.own is not None and head.depth == 0:
             self._totals(head)
         elif head.own is not None:
@@ -159,6 +165,27 @@ class MarkdownWriter:
         self._write(f"{level} {literal(' · '.join(text for text, _role in parts))}\n\n")
         for segment in segments:
             self._write(self._segment(segment) + "\n\n")
+        if self.review is not None and (item := self.review.of(record.session_id, record.sequence)) is not None:
+            self._write(self._quote(item))
+
+    def _review(self, head: SessionHead) -> None:
+        """The Review section (the exported session) or the mark of a delegated session."""
+        assert self.review is not None
+        session_id = str(head.row["id"])
+        if head.depth:
+            item = self.review.of(session_id, None)
+            if item is not None:
+                self._write(self._quote(item))
+            return
+        items = self.review.within(plan_ids(head.plan, session_id))
+        if items:
+            entries = [f"- {literal(self.redact(' · '.join([where(item), *lines(item)])))}" for item in items]
+            self._write("**Review**\n\n" + "\n".join(entries) + "\n\n")
+
+    def _quote(self, item: Annotation) -> str:
+        """A mark as a quote beside its message or session."""
+        text = literal(self.redact("\n".join(lines(item))))
+        return "\n".join("> " + line for line in text.split("\n")) + "\n\n"
 
     def _summary(self, note: SummaryNote) -> None:
         """A version's summary, collapsed, in a fence no line of it can close."""

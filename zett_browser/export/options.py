@@ -7,6 +7,7 @@ when it runs) can take them without importing the package that dispatches to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 FORMATS = ("md", "html", "json", "otlp")
 #: File name suffix of each format (an OTLP/JSON file is a ``.json`` file too: ``--format otlp`` says which).
@@ -25,6 +26,8 @@ class ExportOptions:
     redact: bool = False
     #: OTLP: message text, reasoning, tool arguments and results as span attributes.
     otlp_content: bool = False
+    #: The notes file whose pins, labels and notes the export carries (None: none; md, html, json).
+    notes: Path | None = None
 
     def problem(self) -> str | None:
         """Why these options cannot be used together, or None."""

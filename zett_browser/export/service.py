@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.export import ExportRequest
 from ..model.store import BrowsingStore
+from ..notes.db import default_file
 from ..startup.launch import LazyStore, resolve
 from . import ExportOptions, ExportReport
 from .files import describe, export_file
@@ -37,12 +40,15 @@ class StoreExporter:
     is released before the thread ends (as the warm start does).
     """
 
-    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore, notes_file: Path | None = None) -> None:
         self.storage = storage
+        #: Where pins, labels and notes are kept (None: the default notes file).
+        self.notes_file = notes_file
 
     async def export(self, request: ExportRequest) -> str:
         """Write the file the request names; one line on what was written."""
-        options = _options(request)
+        notes = (self.notes_file or default_file()) if request.notes else None
+        options = replace(_options(request), notes=notes)
         path = request.path.expanduser().absolute()  # the notification says exactly where
         storage = await resolve(self.storage)
 
@@ -79,7 +85,8 @@ class JoinedExporter:
 
     async def export(self, request: ExportRequest) -> str:
         """Write the file the request names; one line on what was written."""
-        options = _options(request)
+        # Marks are kept per store: each store's are read (the default notes file).
+        options = replace(_options(request), notes=default_file() if request.notes else None)
         path = request.path.expanduser().absolute()
         storages = [await resolve(storage) for storage in self.storages]
         source = Source(storages, self.joined, self.locate)

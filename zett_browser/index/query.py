@@ -8,6 +8,7 @@ Syntax (also the help text): bare words, ``"phrases"``, ``prefix*``, ``a OR b``,
     stop:refused|cut_off|interrupted   has:reasoning|image|snapshot|children|server_tools
     outcome:ok|failed|skipped|cancelled|interrupted|aborted   is:steering|resume|goal
     since:2d|12h|30m|2026-11-01   before:...   tokens:>50k   dur:>30s   in:session|subtree
+    pinned:true|false   label:NAME   note:TEXT   (the notes file: see zett_browser.index.notes_filter)
 
 Any input either parses into a :class:`Query` or raises :class:`QueryError` whose
 message names the bad token. Free text never reaches FTS5 as syntax: the search turns
@@ -53,6 +54,9 @@ QUALIFIERS = (
     "dur",
     "in",
     "type",
+    "pinned",
+    "label",
+    "note",
     *NAMED,
 )
 #: The syntax in a few lines, for help screens.
@@ -61,7 +65,8 @@ HELP = """words, "a phrase", prefix*, a OR b, -word (negation), and qualifiers:
   model:NAME (NAME* for a prefix)  tag:KEY  tag:KEY=VALUE  meta.KEY:VALUE  error:true
   stop:refused|cut_off|interrupted  has:reasoning|image|snapshot|children|server_tools
   outcome:ok|failed|skipped|cancelled|interrupted|aborted  is:steering|resume|goal
-  since:2d|12h|2026-11-01  before:...  tokens:>50k  dur:>30s  in:session|subtree  (-qualifier negates)"""
+  since:2d|12h|2026-11-01  before:...  tokens:>50k  dur:>30s  in:session|subtree  (-qualifier negates)
+  pinned:true|false  label:NAME (NAME* for a prefix)  note:TEXT  (your pins, labels and notes)"""
 MAX_LENGTH = 2000
 
 
@@ -189,6 +194,8 @@ def _filter(token: str, key: str, value: str, now: datetime) -> Filter | None:
             name = token.partition(":")[0]
             raise QueryError(f'unknown qualifier {name[:40] + ":"!r} (to search the text, quote it: "{token[:40]}")')
         return None
+    if not value and key in ("pinned", "label", "note"):
+        return None  # "note:" alone is a word of prose, searched as text
     if not value:
         raise QueryError(f"{token[:40]!r}: {key}: needs a value")
     if key == "kind":
@@ -216,6 +223,10 @@ def _filter(token: str, key: str, value: str, now: datetime) -> Filter | None:
         return Filter(key, _choice(token, value, IS))
     if key in ("since", "before"):
         return Filter(key, _when(token, value, now))
+    if key == "pinned":
+        return Filter(key, _choice(token, value, ("true", "false")) == "true")
+    if key in ("label", "note"):
+        return Filter(key, value)
     if key == "tokens":
         return Filter(key, _count(token, value, {"": 1, **_UNITS}))
     if key == "dur":

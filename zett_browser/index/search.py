@@ -22,6 +22,8 @@ from .db import current_state, open_reader
 from .query import Filter, Query, QueryError, Term, fts_string
 
 SNIPPET = 160
+#: Sessions, and messages, a notes qualifier passes to SQL at most (bound parameters).
+MAX_MARKED = 5000
 _OPS = {">", "<", ">=", "<=", "="}
 
 
@@ -122,12 +124,31 @@ def _condition(item: Filter, params: list[Any], session: str | None) -> str:
     if name in ("since", "before"):
         params.append(value.timestamp())  # type: ignore[attr-defined]
         return "d.time >= ?" if name == "since" else "d.time < ?"
+    if name == "marked":
+        return _marked(value, params)
+    if name in ("pinned", "label", "note"):
+        raise QueryError(f"{name}: needs the notes file (resolve the query first: index/notes_filter.py)")
     if name in ("tokens", "dur"):
         op, amount = cast(tuple[str, float], value)
         assert op in _OPS
         params.append(amount)
         return f"{'d.tokens' if name == 'tokens' else 'd.duration'} {op} ?"
     return _within(str(value), params, session)
+
+
+def _marked(value: object, params: list[Any]) -> str:
+    """SQL for the documents of the sessions and messages a notes qualifier selected."""
+    sessions = sorted(getattr(value, "sessions", ()))[:MAX_MARKED]
+    messages = sorted(getattr(value, "messages", ()))[:MAX_MARKED]
+    parts = []
+    if sessions:
+        params.extend(sessions)
+        parts.append(f"d.session_id IN ({','.join('?' * len(sessions))})")
+    if messages:
+        for session_id, sequence in messages:
+            params.extend((session_id, sequence))
+        parts.append(f"(d.session_id, d.sequence) IN (VALUES {','.join(['(?, ?)'] * len(messages))})")
+    return " OR ".join(parts) or "0"
 
 
 def _within(scope: str, params: list[Any], session: str | None) -> str:

@@ -17,7 +17,8 @@ from typing import cast
 from ..storage import SQLSessionStorage
 from . import Progress, Searcher, SearchPage, SideIndex, parse
 from .hit_labels import labelled_hits
-from .query import HELP, Filter
+from .notes_filter import needs_notes, resolve
+from .query import HELP, Filter, Query
 from .sessions import SessionMatch, find_sessions
 
 #: Hits of one session read for next/previous hit; more are not stepped through.
@@ -40,8 +41,12 @@ class Step:
 class IndexSearch:
     """Search over the side index of ``storage`` (kept in ``directory``, default the cache)."""
 
-    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+    def __init__(
+        self, storage: SQLSessionStorage, directory: Path | None = None, notes_file: Path | None = None
+    ) -> None:
         self.index = SideIndex(storage, directory)
+        #: Where ``pinned:``, ``label:`` and ``note:`` look (None: the default notes file).
+        self.notes_file = notes_file
         self.searcher = Searcher(self.index.path)
         self._closed = False
         self._step: asyncio.Future[Progress] | None = None
@@ -93,17 +98,28 @@ class IndexSearch:
         self._closed = True
         await self._settle()
 
+    async def _parse(self, text: str) -> Query:
+        """``text`` parsed, its notes qualifiers resolved from the notes file (on a thread)."""
+        query = parse(text)
+        if not needs_notes(query):
+            return query
+        from ..notes.db import default_file
+
+        notes_file = self.notes_file or default_file()
+        storage = self.index.storage
+        return await asyncio.to_thread(resolve, query, notes_file, self.index.identity, storage.path)
+
     async def search(
         self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
     ) -> SearchPage:
-        page = await self.searcher.search(parse(text), limit=limit, after=after, session=session)
+        page = await self.searcher.search(await self._parse(text), limit=limit, after=after, session=session)
         return replace(page, hits=await labelled_hits(self.index.storage, page.hits))
 
     async def sessions_matching(self, text: str, session: str | None = None) -> SessionMatch:
-        return await find_sessions(self.index.path, parse(text), session=session)
+        return await find_sessions(self.index.path, await self._parse(text), session=session)
 
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
-        query = parse(text)
+        query = await self._parse(text)
         query = replace(query, filters=(*query.filters, Filter("session", session_id)))
         found: set[int] = set()
         after: int | None = None

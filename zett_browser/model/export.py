@@ -25,6 +25,8 @@ class ExportRequest:
     usage: bool = True
     redact: bool = False
     force: bool = False
+    #: Carry the pins, labels and notes (from the notes file).
+    notes: bool = False
 
 
 class ExportService(Protocol):

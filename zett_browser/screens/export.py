@@ -1,7 +1,7 @@
 """Provides the export dialog (``e``): the open session to a Markdown, HTML or JSON file.
 
 The dialog asks for the format, whether to nest the delegated sessions, what to include
-(reasoning, tool results, usage), whether to redact secrets, and the output path (by
+(reasoning, tool results, usage, your pins, labels and notes), whether to redact secrets, and the output path (by
 default ``zett-<session id>.<format>`` in the current directory, a name not taken yet).
 The export runs in a worker on the app's loop through the :class:`ExportService` the app
 wires in; keys stay answered while it writes, and the dialog says where the file went or
@@ -79,6 +79,7 @@ class ExportDialog(ModalScreen[None]):
             yield Tick("Tool results", value=True, id="export-tool-results")
             yield Tick("Usage and timing", value=True, id="export-usage")
             yield Tick("Redact secrets (API keys, tokens, passwords, private keys)", id="export-redact")
+            yield Tick("Pins, labels and notes (a Review section; notes beside their messages)", id="export-notes")
             yield Tick("Replace the file if it exists", id="export-force")
             yield Label("Output file")
             yield Input(str(self.suggested), id="export-path")
@@ -123,6 +124,7 @@ class ExportDialog(ModalScreen[None]):
             usage=json_format or self._checked("usage"),
             redact=self._checked("redact"),
             force=self._checked("force"),
+            notes=self._checked("notes"),
         )
 
     @on(Button.Pressed, "#export-go")

@@ -310,3 +310,13 @@ class MainScreen(FrameHold, Screen[None]):
             make=lambda left, right: CompareScreen(self.store, left, right, self.reader),
             clear=self.app.clear_notifications,
         )
+
+    def action_pin(self) -> Worker[None] | None:
+        """``*``: pin or unpin the tree's session (tree focused) or the Raw Log's message."""
+        return self.parts.review.pin(self.parts.review.target(self._tree.has_focus))
+
+    def action_label(self) -> None:
+        self.parts.review.ask_labels(self.parts.review.target(self._tree.has_focus))
+
+    def action_note(self) -> None:
+        self.parts.review.ask_note(self.parts.review.target(self._tree.has_focus))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..model.export import ExportService
+from ..model.notes import NotesService
 from ..model.search import SearchService
 from ..model.usage import UsageService
 
@@ -58,3 +59,5 @@ class BrowserOptions:
     #: Where a delegated session missing from this store is (zett-agent's default store,
     #: read-only; blocking, run on a thread); None: not looked for.
     elsewhere: Callable[[str], str | None] | None = None
+    #: Pins, labels and notes kept in the notes file (None: not offered, e.g. when served).
+    notes: NotesService | None = None

@@ -24,6 +24,7 @@ from ..views.delegation import match_results, task_calls, with_life, with_result
 from ..views.labels import Sibling, distinguish
 from ..views.tasks import lifecycle, parse_notice, result_infos
 from ..views.usage_text import SORT_NAMES, next_sort
+from ..widgets.cardlayers import CardLayers
 from ..widgets.cards import card, life_card, notice_card
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree
@@ -182,7 +183,8 @@ class DelegationCards:
         view: The Raw Log the cards show in.
     """
 
-    def __init__(self, services: Services, service: UsageService | None, view: RawLogView) -> None:
+    def __init__(self, services: Services, service: UsageService | None, view: RawLogView, layers: CardLayers) -> None:
+        self._layers = layers
         self._store = services.store
         self._service = service
         self._reader = services.reader
@@ -246,8 +248,7 @@ class DelegationCards:
                 cards.setdefault(record.sequence, []).extend(
                     notice_card(lives[notice.task_id], record.sequence, to_end)
                 )
-        if cards != view.cards:  # unchanged cards (the next sync of a live store) lay nothing out again
-            view.show_cards(cards)
+        self._layers.show("delegation", records[-1].session_id, cards)
 
 
 def _session_nodes(tree: SessionTree) -> list[TreeNode[NodeData]]:

@@ -18,7 +18,8 @@ from typing import Any
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..model import SessionNode, SnapshotInfo
+from ..model import RawMessageRecord, SessionNode, SnapshotInfo
+from ..widgets.cardlayers import CardLayers
 from .compaction import CompactionViews
 from .hits import SearchHits
 from .indexing import IndexSync
@@ -27,6 +28,7 @@ from .links import RecordLinks
 from .options import BrowserOptions
 from .quiet import QuietGate
 from .reads import Services
+from .review import ReviewMarks
 from .session import PaneWidgets, SessionPane
 from .states import StateMarks
 from .usage import DelegationCards, UsageLabels
@@ -35,7 +37,8 @@ from .watch import CHILDREN_PAGE, ROOTS_PAGE, ChangePoller
 
 class MainControllers:
     """The open session, the tree's levels, the change poll, the index sync, the search,
-    usage labels and cards, compaction views, session states and where a message leads.
+    usage labels and cards, compaction views, session states, where a message leads and
+    the pins, labels and notes.
 
     Args:
         services: The store, the read helper, workers, notices and screens.
@@ -66,7 +69,11 @@ class MainControllers:
         self._view = widgets.view
         #: Start-up's background work waits for a pause in the keys (see :mod:`.quiet`).
         self.quiet = QuietGate(set_timer, call_after_refresh)
-        self.cards = DelegationCards(services, options.usage, widgets.view)
+        layers = CardLayers(widgets.view)
+        self.cards = DelegationCards(services, options.usage, widgets.view, layers)
+        self.review = ReviewMarks(
+            services, options.notes, widgets.tree, widgets.view, layers, widgets.inspector, lambda: self.open_id()
+        )
         self.pane = SessionPane(
             services,
             widgets,
@@ -74,7 +81,7 @@ class MainControllers:
             follow=options.follow,
             set_title=set_title,
             opened=self._opened,
-            page_shown=self.cards.cards_for,
+            page_shown=self._page_shown,
             first_page=self._first_page,
         )
         self.usage = UsageLabels(services, options.usage, widgets.tree)
@@ -152,9 +159,14 @@ class MainControllers:
         """Open a session with the cursor on ``sequence``, remembering the place left (``b``)."""
         self.pane.open_session(session_id, sequence, push=True, focus=True)
 
+    def _page_shown(self, records: list[RawMessageRecord]) -> None:
+        self.cards.cards_for(records)
+        self.review.page_shown(records)
+
     def _opened(self, session_id: str, latest: SnapshotInfo | None) -> None:
         self._call_after_refresh(self.compaction.show_saved_tokens, session_id, latest)  # after the session shows
         self.quiet.run(self.states.decorate)
+        self.review.session_opened()
 
     def _first_page(self) -> None:
         """The first page is shown: what waited for it starts (keys pressed at once go first)."""
@@ -163,6 +175,8 @@ class MainControllers:
             self._options.after_first_page()
         self.quiet.run(partial(self.levels.warm_up, self._options.page_size))
         self.quiet.run(self.index.start_deferred)
+        # The marks need the store's identity (the storage opened): after the first screen too.
+        self.quiet.run(self.review.load)
 
     async def _refresh_open(self) -> None:
         await self.pane.refresh()

@@ -5,7 +5,8 @@ first sync starts only after the first page is painted: :func:`make_app` hands t
 screen a :class:`LazySearch`, which builds the real :class:`~.searching.IndexSearch` at
 its first call, and a :class:`LazyUsage` reading that same index (one sync for both).
 Every call is passed on unchanged. :class:`LazyExporter` does the same for the exporter
-(the export package imports the SQL storage: it loads when the first export starts).
+(the export package imports the SQL storage: it loads when the first export starts), and
+:func:`lazy_notes` builds the notes service, which takes the store's identity at first use.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ if TYPE_CHECKING:
     from ..index.search_service import IndexSearch
     from ..index.usage_service import IndexUsage
     from ..model.export import ExportRequest, ExportService
+    from ..model.notes import NotesService
     from ..model.search import BuildProgress, HitPage, SearchService, SessionMatches
     from ..model.store import BrowsingStore
     from ..model.usage import SessionUsage, TreeSort, UsageService
+    from ..notes.identity import Identity
     from ..storage import SQLSessionStorage
 
 
@@ -37,9 +40,12 @@ def _import_index() -> None:
 class LazySearch:
     """An :class:`~.searching.IndexSearch` built on first use (a :class:`SearchService`)."""
 
-    def __init__(self, storage: SQLSessionStorage | LazyStore, directory: Path | None = None) -> None:
+    def __init__(
+        self, storage: SQLSessionStorage | LazyStore, directory: Path | None = None, notes_file: Path | None = None
+    ) -> None:
         self._storage = storage
         self._directory = directory
+        self._notes_file = notes_file
         self._real: IndexSearch | None = None
 
     def service(self) -> IndexSearch:
@@ -50,7 +56,7 @@ class LazySearch:
             storage = self._storage
             if isinstance(storage, LazyStore):  # opened after the first paint: wait for it here
                 storage = storage.loaded()
-            self._real = IndexSearch(storage, self._directory)
+            self._real = IndexSearch(storage, self._directory, self._notes_file)
         return self._real
 
     @property
@@ -125,13 +131,28 @@ class LazyExporter:
     """The app's :class:`~.export.service.StoreExporter`, imported at the first export (an
     :class:`ExportService`)."""
 
-    def __init__(self, storage: SQLSessionStorage | LazyStore) -> None:
+    def __init__(self, storage: SQLSessionStorage | LazyStore, notes_file: Path | None = None) -> None:
         self._storage = storage
+        self._notes_file = notes_file
 
     async def export(self, request: ExportRequest) -> str:
         from ..export.service import StoreExporter
 
-        return await StoreExporter(self._storage).export(request)
+        return await StoreExporter(self._storage, self._notes_file).export(request)
+
+
+def lazy_notes(storage: SQLSessionStorage | LazyStore, path: Path) -> NotesService:
+    """The app's notes service on the notes file at ``path``; the store's identity (the side
+    index's, imported on a thread) is taken at its first call, once the storage is open."""
+    from ..notes.service import NotesBook
+
+    async def identity() -> Identity:
+        real = await resolve(storage)
+        module = await asyncio.to_thread(importlib.import_module, "zett_browser.notes.identity")
+        found: Identity = module.of_storage(real)
+        return found
+
+    return NotesBook(path, identity)
 
 
 class LazyJoinedExporter:

@@ -22,9 +22,11 @@ from textual.widgets import Static
 from ..keymap import bindings
 from ..model import SnapshotInfo
 from ..model.compaction import SnapshotMeta
+from ..model.notes import Annotation
 from ..model.origins import Origin
 from ..views.formatting import summary_blocks
 from .render import block_text
+from .review import review_lines
 from .safe import one_line
 from .versions import VersionList
 
@@ -64,11 +66,24 @@ class Inspector(Vertical):
         self._heights: dict[str | None, tuple[int, int] | None] = {}
 
     def compose(self) -> ComposeResult:
+        review = Static(id="inspector-review")
+        review.display = False  # shown when the session carries a pin, labels or a note
+        yield review
         yield Static(Text("Snapshots", style="bold"), id="inspector-title")
         yield VersionList(id="inspector-versions")
         yield Static(id="inspector-context")
         with VerticalScroll(id="inspector-summary-scroll"):
             yield Static(id="inspector-summary")
+
+    def show_review(self, review: Annotation | None) -> None:
+        """Show the open session's pin, labels and note above its snapshots (None: hide them)."""
+        pane = self.query_one("#inspector-review", Static)
+        pane.display = review is not None and not review.empty
+        if review is not None and not review.empty:
+            text = Text("Review", style="bold")
+            for line in review_lines(review, bar=False):
+                text.append("\n").append_text(line)
+            pane.update(text)
 
     @property
     def snapshots(self) -> list[SnapshotMeta]:

@@ -126,6 +126,9 @@ ROLE_STYLE: dict[str, str] = {
     "task.completed": "{text-success}",
     "task.failed": "bold {text-error}",
     "task.cancelled": "{text-warning}",
+    "review.pin": "bold {text-warning}",
+    "review.label": "{text-primary}",
+    "review.note": "italic",
 }
 
 #: Colours used before an app has applied its theme (tests, exports): plain ANSI names.

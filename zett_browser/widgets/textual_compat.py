@@ -27,6 +27,7 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (FooterKey, "compact"),
     (Tree, "_toggle_node"),
     (Tree, "_tree_lines"),
+    (Tree, "_invalidate"),
     (ScrollView, "_scroll_update"),
     (Widget, "set_reactive"),
     (Widget, "virtual_size"),
@@ -111,6 +112,12 @@ def tree_build_lines(tree: Tree[Any]) -> None:
     """Build a tree's lines now (Textual builds them at the next idle or frame), so a node
     added since has its line number for ``move_cursor`` and ``scroll_to_node``."""
     tree._tree_lines  # noqa: B018 - the property builds the lines
+
+
+def tree_relabelled(tree: Tree[Any]) -> None:
+    """Lay a tree's lines out again after labels changed width: ``TreeNode.set_label`` repaints
+    the node's line but leaves the tree's width (its horizontal scroll range) as it was."""
+    tree._invalidate()
 
 
 def hold_repaints(app: App[Any]) -> None:

@@ -20,9 +20,11 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionNode
+from ..model.notes import Annotation
 from ..model.records import asked_at
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
+from .textual_compat import tree_relabelled
 from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, mark_nodes, node_label, walk
 
 
@@ -40,6 +42,8 @@ class TreeLabels:
         self.tag_book = TagBook()
         #: The session open in the Raw Log (marked in front of its label).
         self.open_id: str | None = None
+        #: Pins, labels and notes on the sessions themselves (the notes file), by session id.
+        self.review: dict[str, Annotation] = {}
         #: Told when tags or names changed (the breadcrumb names sessions the same way).
         self.names_changed: Callable[[], object] | None = None
 
@@ -53,6 +57,7 @@ class TreeLabels:
             self.states.get(session_id),
             tag=self.tag_book.tags.get(session_id),
             is_open=session_id == self.open_id,
+            review=self.review.get(session_id),
         )
 
     def add(
@@ -154,6 +159,21 @@ class TreeLabels:
             found = find_session(root, changed) if changed is not None else None
             if found is not None and isinstance(found.data, SessionNode):
                 found.set_label(self.label_of(found.data, now))
+
+    def set_review(self, root: TreeNode[NodeData], review: Mapping[str, Annotation]) -> None:
+        """Show these pins, labels and notes (all of them) on the loaded sessions that changed."""
+        before, self.review = self.review, dict(review)
+        changed = {key for key in before.keys() | self.review.keys() if before.get(key) != self.review.get(key)}
+        if not changed:
+            return
+        now = self.clock()
+        relabelled = False
+        for node in walk(root):
+            if isinstance(node.data, SessionNode) and node.data.session_id in changed:
+                node.set_label(self.label_of(node.data, now))
+                relabelled = True
+        if relabelled:
+            tree_relabelled(root.tree)  # a longer label widens what the tree scrolls over
 
     def mark(self, root: TreeNode[NodeData], states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""

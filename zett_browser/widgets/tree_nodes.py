@@ -15,11 +15,13 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
+from ..model.notes import Annotation
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from ..views.labels import UUID_PREFIX, Sibling, distinguish, node_name, sibling
 from ..views.usage_text import compact
 from .render import relative_time, style_of
+from .review import PIN, review_marks
 from .safe import clean, one_line
 
 #: Characters of a UUID shown for a session nothing else names (see ``views.labels``).
@@ -74,13 +76,17 @@ def node_label(
     *,
     tag: str | None = None,
     is_open: bool = False,
+    review: Annotation | None = None,
 ) -> Text:
     """The label of a session: its name (``views.labels``: title, what its parent asked or
     its first prompt, agent, short id) after the ``tag`` that tells colliding siblings apart,
     agent, counts, type, activity, markers; with ``usage`` its subtree tokens and cost and a
     failure mark, and with ``state`` how its last request ended (only when that is not a
-    plain ending: the tree stays calm). ``is_open``: the session shown in the Raw Log."""
+    plain ending: the tree stays calm). ``is_open``: the session shown in the Raw Log.
+    ``review``: the session's pin (first), labels and note mark (after its name)."""
     label = Text()
+    if review is not None and review.pinned:
+        label.append(PIN + " ", style=style_of("review.pin"))
     if is_open:
         label.append(OPEN_MARK, style="bold " + style_of("agent"))
     if state is not None and state.badge:
@@ -92,6 +98,8 @@ def node_label(
     if tag:
         label.append(tag, style="bold").append(" ")
     label.append(name, style="" if node.title else "italic")
+    if review is not None:
+        review_marks(label, review)
     if usage is not None and usage.failed:
         label.append(" ✗", style=style_of("problem"))
     if usage is not None and (usage.subtree.tokens.total or usage.subtree.cost or usage.subtree.unpriced_steps):

@@ -1,0 +1,46 @@
+"""Provides the search's ``pinned:``, ``label:`` and ``note:`` qualifiers, resolved from the notes file.
+
+The side index holds no notes (they are the person's, kept in the notes file and keyed
+by the same store identity as the index). Before a query with such a qualifier runs,
+:func:`resolve` replaces each with a ``marked`` filter naming the sessions marked as a
+whole and the messages marked one by one; the compiled SQL keeps every document of
+those sessions and those messages. ``pinned:false`` is ``-pinned:true``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..notes.match import NOTE_QUALIFIERS, lookup
+from .query import Filter, Query
+
+
+def needs_notes(query: Query) -> bool:
+    """Whether ``query`` has a qualifier the notes file answers."""
+    return any(item.name in NOTE_QUALIFIERS for item in query.filters)
+
+
+def resolve(query: Query, notes_file: Path, identity: str, store: Path | None) -> Query:
+    """``query`` with its notes qualifiers replaced by what they select (blocking: run on a thread).
+
+    Raises:
+        UnsafePath: the notes file is the store, beside it, or a link.
+        sqlite3.Error: the notes file is not a database.
+    """
+    if not needs_notes(query):
+        return query
+    filters: list[Filter] = []
+    for item in query.filters:
+        if item.name not in NOTE_QUALIFIERS:
+            filters.append(item)
+            continue
+        negated = item.negated
+        value = item.value
+        if item.name == "pinned" and value is False:
+            negated, value = not negated, True
+        filters.append(Filter("marked", lookup(notes_file, identity, store, item.name, value), negated))
+    return replace(query, filters=tuple(filters))
+
+
+__all__ = ["needs_notes", "resolve"]
