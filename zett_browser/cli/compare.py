@@ -17,7 +17,9 @@ import shutil
 import sqlite3
 import sys
 from collections import deque
+from pathlib import Path
 
+from ..model.notes import Annotation
 from ..startup.lifecycle import run_async
 from ..storage import SQLSessionStorage, StoreError
 from ..text import clean, one_line, safe_json
@@ -26,9 +28,13 @@ from ..views.compare_align import Row
 from ..views.compare_json import row_json, totals_json
 from ..views.compare_text import delta_lines, describe, row_line, side_text
 from ..views.labels import node_name
-from .args import OneLineParser, add_store, bounded, closed_pipe
+from .args import OneLineParser, add_notes_file, add_store, bounded, closed_pipe
+from .notes import as_json
+from .notes import line as notes_line
 from .sessions import SessionChoiceError, resolve_session
 
+#: Marks listed per session under ``--notes`` (``zett-browser notes`` lists them all).
+REVIEW_LINES = 10
 #: Rows printed by default, and rows shown before the first divergence.
 LIMIT = 60
 LEAD = 3
@@ -49,7 +55,36 @@ async def _label(storage: SQLSessionStorage, session_id: str) -> str:
     return node_name(node)
 
 
-async def _json(comparison: Comparison, labels: tuple[str, str], limit: int) -> None:
+def review(storage: SQLSessionStorage, left: str, right: str, notes_file: Path | None) -> dict[str, list[Annotation]]:
+    """What is written on each session and its messages (``--notes``), from the notes file."""
+    from ..notes import db as notes_db
+    from ..notes.identity import of_storage
+
+    identity, store = of_storage(storage)
+    db = notes_db.open_file(notes_file or notes_db.default_file(), store, create=False)
+    if db is None:
+        return {"a": [], "b": []}
+    try:
+        return {side: notes_db.of_session(db, identity, sid) for side, sid in (("a", left), ("b", right))}
+    finally:
+        db.close()
+
+
+def _review_text(marks: dict[str, list[Annotation]]) -> None:
+    print()
+    print("Review (your pins, labels and notes):")
+    for side in ("a", "b"):
+        items = marks[side]
+        print(f"  {side.upper()}: " + ("nothing written" if not items else f"{len(items)} marked"))
+        for item in items[:REVIEW_LINES]:
+            print(f"    {notes_line(item)}")
+        if len(items) > REVIEW_LINES:
+            print(f"    … {len(items) - REVIEW_LINES} more (zett-browser notes)")
+
+
+async def _json(
+    comparison: Comparison, labels: tuple[str, str], limit: int, marks: dict[str, list[Annotation]] | None = None
+) -> None:
     write = sys.stdout.write
     head = {"a": {"session_id": comparison.left_id, "label": labels[0]}}
     head["b"] = {"session_id": comparison.right_id, "label": labels[1]}
@@ -71,6 +106,8 @@ async def _json(comparison: Comparison, labels: tuple[str, str], limit: int) -> 
         "first_divergence": row_json(aligner.first) if aligner.first is not None else None,
         "totals": {"a": totals_json(comparison.left.totals), "b": totals_json(comparison.right.totals)},
     }
+    if marks is not None:
+        tail["review"] = {side: [as_json(item) for item in items] for side, items in marks.items()}
     write("\n], " + safe_json(tail)[1:] + "\n")
 
 
@@ -133,6 +170,10 @@ def main_compare(argv: list[str]) -> int:
     parser.add_argument(
         "--width", type=bounded(40, 1000), default=None, metavar="N", help="columns of a row (default: the terminal's)"
     )
+    parser.add_argument(
+        "--notes", action="store_true", help="carry your pins, labels and notes on both sessions and their messages"
+    )
+    add_notes_file(parser)
     args = parser.parse_args(argv)
     width = args.width or shutil.get_terminal_size((160, 40)).columns
     try:
@@ -146,11 +187,14 @@ def main_compare(argv: list[str]) -> int:
             left = await _resolve(storage, "A", args.a)
             right = await _resolve(storage, "B", args.b)
             labels = (await _label(storage, left), await _label(storage, right))
+            marks = review(storage, left, right, args.notes_file) if args.notes else None
             comparison = Comparison(storage, left, right)
             if args.json:
-                await _json(comparison, labels, args.limit or 0)
+                await _json(comparison, labels, args.limit or 0, marks)
             else:
                 await _text(comparison, labels, LIMIT if args.limit is None else args.limit, width)
+                if marks is not None:
+                    _review_text(marks)
         finally:
             await storage.close()
 
