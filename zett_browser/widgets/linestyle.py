@@ -26,17 +26,28 @@ class LineView(ScrollView):
     """
 
     _pass: dict[str, Style] | None = None
+    #: The view puts its colours under its lines itself (:meth:`themed`, on the strips it
+    #: keeps, so the work is cached with them) instead of on every line of every frame.
+    THEMES_ITS_LINES = False
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._pass = {}
         try:
+            lines = super().render_lines(crop)
+            if self.THEMES_ITS_LINES:
+                return lines
             # The widget's colour and background under every segment that sets none: left
             # unset, a terminal paints its own default colours there (dark text boxes on a
             # light theme such as catppuccin-latte).
             base = self.line_style
-            return [strip.apply_style(base) for strip in super().render_lines(crop)]
+            return [strip.apply_style(base) for strip in lines]
         finally:
             self._pass = None
+
+    def themed(self, strip: Strip) -> Strip:
+        """``strip`` with the widget's colours under what its segments leave unset; cached on
+        ``strip`` (a kept line costs this once per theme, not once per frame)."""
+        return strip.apply_style(self.line_style)
 
     @property
     def line_style(self) -> Style:

@@ -31,7 +31,7 @@ from .rawlog_messages import CallJump, ChildRequested, ContextRequested, RecordO
 from .textual_compat import set_virtual_size
 from .typeahead import TypeAhead
 
-_DIM = Style(dim=True)
+_DIM, CURSOR, CURSOR_BLURRED = Style(dim=True), "rawlog--cursor", "rawlog--cursor-blurred"
 
 
 class RawLogView(LineView, can_focus=True):
@@ -40,6 +40,7 @@ class RawLogView(LineView, can_focus=True):
     # Not in the footer (``?`` and the command palette list them): a footer that changed
     # with focus would be rebuilt at every focus move, which costs more than a page turn.
     BINDINGS = bindings("rawlog")
+    THEMES_ITS_LINES = True
     COMPONENT_CLASSES = {"rawlog--cursor", "rawlog--cursor-blurred"}
 
     DEFAULT_CSS = """
@@ -312,9 +313,8 @@ class RawLogView(LineView, can_focus=True):
         if owner >= 0 and self.records[owner].sequence <= self.covered_floor():
             strip = strip.apply_style(_DIM)  # summarised in the context the cursor's step had
         if owner == self.cursor and self.records:
-            part = "rawlog--cursor" if self.has_focus else "rawlog--cursor-blurred"
-            strip = strip.apply_style(self.cursor_style(part))
-        return strip.crop_extend(scroll_x, scroll_x + self.size.width, self.line_style)
+            strip = strip.apply_style(self.cursor_style(CURSOR if self.has_focus else CURSOR_BLURRED))
+        return self.themed(strip).crop_extend(scroll_x, scroll_x + self.size.width, self.line_style)
 
     def covered_floor(self) -> int:
         """The boundary of the snapshot in force when the cursor's message began (0: none)."""
