@@ -90,6 +90,10 @@ def test_two_stores_in_a_real_terminal(real_stores: RealStores, tmp_path: Path, 
             pane.wait_for("@main.sqlite3")
         pane.keys("w")
         pane.wait_for("⛁ main.sqlite3")
+        # Quit once the side indexes are built (quitting during a build is its own case).
+        deadline = time.monotonic() + 90
+        while "indexing" in pane.screen() and time.monotonic() < deadline:
+            time.sleep(0.2)
     finally:
         pane.quit()
     assert fingerprint(main.parent) == before

@@ -81,6 +81,13 @@ class _Walk:
     partial: bool = False
 
 
+async def aclose(steps: AsyncIterator[BuildProgress]) -> None:
+    """Close an async generator of progress (a plain iterator has nothing to close)."""
+    close = getattr(steps, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def _when(hit: StoreHit) -> datetime:
     moment = hit.time or _UNDATED
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -115,10 +122,17 @@ class MultiSearch:
         totals = [0] * len(self._services)
         done = [0] * len(self._services)
         for index, service in enumerate(self._services):
-            async for step in service.steps():
-                totals[index], done[index] = step.total, step.done
-                last = index == len(self._services) - 1
-                yield Progress(sum(done), sum(totals), step.rate, step.eta, step.finished and last)
+            steps = service.steps()
+            try:
+                async for step in steps:
+                    totals[index], done[index] = step.total, step.done
+                    last = index == len(self._services) - 1
+                    yield Progress(sum(done), sum(totals), step.rate, step.eta, step.finished and last)
+            finally:
+                # Closed with this one (the app quits mid-build): a store's sync lets its
+                # connections go now, before the stores close, not whenever it is collected
+                # (its -wal/-shm files stayed beside the store).
+                await aclose(steps)
 
     async def search(
         self, text: str, *, after: int | None = None, session: str | None = None, limit: int = 100
