@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 from ..text import clean
 
 if TYPE_CHECKING:
-    from ..storage import SQLSessionStorage
+    from ..model.store import BrowsingStore
 
 PROG = "zett-browser"
 #: Largest ``--page-size``: a page is decoded and laid out on the UI thread.
@@ -160,10 +160,13 @@ def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> in
     return 2
 
 
-async def preflight(storage: SQLSessionStorage, session: str | None, seq: int | None = None) -> str | None:
+async def preflight(
+    storage: BrowsingStore, session: str | None, seq: int | None = None, where: str | None = None
+) -> str | None:
     """Check the store (and the session, and the sequence) before the UI starts.
 
-    Returns an error line, or None when the app can start. Closes the storage.
+    Returns an error line, or None when the app can start. Closes the storage. ``where``
+    names the store(s) in the error (default: its display name).
     """
     try:
         if session is None:
@@ -171,7 +174,7 @@ async def preflight(storage: SQLSessionStorage, session: str | None, seq: int | 
             return None
         shown = one_line(repr(session)[:120])
         if await storage.get_node(session) is None:
-            return f"no session {shown} in {storage.display_name}"
+            return f"no session {shown} in {where or storage.display_name}"
         if seq is not None:
             bounds = await storage.raw_bounds(session)
             if bounds.last_sequence is None:

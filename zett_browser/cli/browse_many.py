@@ -89,20 +89,8 @@ async def resolve_many(stores: Sequence[SQLSessionStorage], typed: str) -> str:
 
 
 async def check_session(store: MultiStore, session: str, seq: int | None) -> str | None:
-    """Why ``--session``/``--seq`` cannot be opened in the joined stores, or None."""
-    try:
-        shown = one_line(repr(session)[:120])
-        if await store.get_node(session) is None:
-            return f"no session {shown} in any of the {len(store.members)} stores"
-        if seq is not None:
-            bounds = await store.raw_bounds(session)
-            if bounds.last_sequence is None:
-                return f"--seq {seq}: session {shown} has no messages"
-            if seq > bounds.last_sequence:
-                return f"--seq {seq} is past the end: session {shown} ends at #{bounds.last_sequence}"
-        return None
-    finally:
-        await store.close()
+    """Why ``--session``/``--seq`` cannot be opened in the joined stores, or None (closes them)."""
+    return await preflight(store, session, seq, where=f"any of the {len(store.members)} stores")
 
 
 def main_browse_many(args: argparse.Namespace, run: Callable[..., int]) -> int:
