@@ -81,6 +81,8 @@ class Reader:
         if read_only and self.path is not None:
             given = sidecar_guard
             same = given is not None and given.store == self.path.resolve()
+            if given is not None and not same:
+                given.release()  # recorded for another file: it holds nothing of this one
             self._sidecars = given if given is not None and same else SidecarGuard.record(self.path)
         if self.path is not None:
             if read_only:

@@ -26,6 +26,14 @@ removes the ones the browse created, only when all of these hold (measured on SQ
   before reporting SQLITE_PROTOCOL; we hold the lock for two unlinks), and afterwards it
   creates fresh files. The files are unlinked under that lock.
 
+One process may open the same store several times at once (the storage, the start-up
+reader, the index's freshness check, the look into zett-agent's default store), each with
+its own guard. What existed before is therefore recorded once per process: the first
+guard of a store records it, the guards opened while it is held share that record, and
+whichever is released last removes what the process created. (With a record per guard,
+a check opened after the storage saw the storage's sidecars as "already there", and if
+it closed last, nobody removed them: an empty ``-wal``/``-shm`` stayed beside the store.)
+
 Anything unexpected (a failed stat, lock or unlink) leaves the files where they are:
 leaving an empty ``-wal`` is untidy, deleting a live one would lose data.
 
@@ -42,7 +50,9 @@ from __future__ import annotations
 
 import fcntl
 import os
-from dataclasses import dataclass
+import threading
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: Byte of the ``-shm`` file every attached connection holds a shared lock on (unix VFS:
@@ -102,20 +112,74 @@ def _open_for_locking(shm: Path) -> int:
 
 
 @dataclass(slots=True)
+class _Record:
+    """What existed beside one store before this process opened it, and who holds it."""
+
+    wal_existed: bool
+    shm_existed: bool
+    holders: int = 0
+
+
+#: One record per ``-wal`` path while a guard of this process holds it.
+_RECORDS: dict[Path, _Record] = {}
+_RECORDS_LOCK = threading.Lock()
+
+
+@dataclass(slots=True)
+class _Hold:
+    """One guard's hold on a shared record (apart from the guard, so a finalizer can drop it)."""
+
+    wal: Path
+    record: _Record
+    active: bool = True
+
+    def drop(self) -> bool:
+        """Stop holding (once); True when no guard of the process holds the record any more."""
+        with _RECORDS_LOCK:
+            if self.active:
+                self.active = False
+                self.record.holders -= 1
+                if self.record.holders == 0 and _RECORDS.get(self.wal) is self.record:
+                    del _RECORDS[self.wal]
+            return self.record.holders == 0
+
+
+@dataclass(slots=True, weakref_slot=True)
 class SidecarGuard:
-    """What existed beside a SQLite store when it was opened for browsing."""
+    """What existed beside a SQLite store when this process first opened it for browsing."""
 
     store: Path
     wal: Path
     shm: Path
-    wal_existed: bool
-    shm_existed: bool
+    _hold: _Hold = field(repr=False)
 
     @classmethod
     def record(cls, path: Path) -> SidecarGuard:
-        """Note which sidecar files exist now, before the first connection."""
+        """Note which sidecar files exist now, before the first connection.
+
+        While another guard of this process holds the same store, its record is shared:
+        the sidecars that guard's connection created do not count as pre-existing.
+        """
         wal, shm = sidecar_paths(path)
-        return cls(path.resolve(), wal, shm, wal.exists(), shm.exists())
+        with _RECORDS_LOCK:
+            shared = _RECORDS.get(wal)
+            if shared is None:
+                shared = _RECORDS[wal] = _Record(wal.exists(), shm.exists())
+            shared.holders += 1
+        hold = _Hold(wal, shared)
+        guard = cls(path.resolve(), wal, shm, hold)
+        weakref.finalize(guard, hold.drop)  # a guard dropped unreleased holds nothing
+        return guard
+
+    @property
+    def wal_existed(self) -> bool:
+        """The ``-wal`` was there before this process opened the store."""
+        return self._hold.record.wal_existed
+
+    @property
+    def shm_existed(self) -> bool:
+        """The ``-shm`` was there before this process opened the store."""
+        return self._hold.record.shm_existed
 
     def _wal_holds_data(self) -> bool:
         """True while the -wal holds commits that belong to the store still at its path."""
@@ -126,8 +190,12 @@ class SidecarGuard:
     def release(self) -> list[Path]:
         """Remove the sidecars this browse created if that is safe; return what was removed.
 
-        Call it after every connection of the storage is closed. It never raises.
+        Call it after every connection of the storage is closed; calling it again (a
+        storage that opened connections after its views let go) tries once more. It
+        never raises.
         """
+        if not self._hold.drop():
+            return []  # another guard of this process still holds the store: the last one removes
         candidates = [p for p, existed in ((self.wal, self.wal_existed), (self.shm, self.shm_existed)) if not existed]
         if not candidates or self.shm_existed:
             # Without a -shm of our own we cannot prove nobody uses the -wal; leave both.
