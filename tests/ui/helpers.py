@@ -74,9 +74,11 @@ def run_keys(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if keys:
             pilot.app.screen.query_one(RawLogView).focus()
             await pilot.press(*keys)
-            # What waits for the keys to pause (tree states, labels) lands before the picture.
-            await pilot.pause(QUIET_S + 0.2)
-            await settle(pilot)
+        # What waits for a pause in the keys (tree states, labels) lands before the picture,
+        # also without keys: the start-up's own pause is a timer, not yet a worker to wait
+        # for, and on a loaded machine it fired after the settle (a flaky snapshot in CI).
+        await pilot.pause(QUIET_S + 0.2)
+        await settle(pilot)
 
     return run_before
 

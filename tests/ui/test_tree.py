@@ -208,3 +208,36 @@ async def test_an_orphan_opened_at_start_is_revealed_in_its_group(tmp_path: Path
         assert node is not None and node.parent is tree.orphans
         orphans = [child for child in tree.orphans.children if isinstance(child.data, SessionNode)]
         assert len(orphans) == 1, "listed once"
+
+
+def fitted_width(tree: SessionTree) -> int:
+    """The width the tree's widest line needs now (its labels as they read at this moment)."""
+    depth, show_root = tree.guide_depth, tree.show_root
+    return max(tree.get_label_width(line.node) + line._get_guide_width(depth, show_root) for line in tree._tree_lines)
+
+
+@pytest.mark.parametrize("fixture", ["agent_run", "storage_api"])
+async def test_the_scroll_width_follows_labels_that_change_after_the_first_paint(tmp_path: Path, fixture: str) -> None:
+    """Usage totals, states and tags arrive after the first paint and relabel nodes; the tree's
+    horizontal scroll range follows them (``set_label`` alone kept the width of the first
+    labels: a scroll bar whose size depended on timing, a flaky snapshot under load)."""
+    from zett_browser.screens.quiet import QUIET_S
+
+    app = make_app(str(store_copy(fixture, tmp_path)), clock=frozen_clock)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.pause(QUIET_S + 0.2)
+        await settle(pilot)
+        tree = app.screen.query_one(SessionTree)
+        assert tree.virtual_size.width == fitted_width(tree)
+        node = tree.cursor_node
+        assert node is not None
+        before = node.label
+        node.set_label(str(before) + " a much longer label than any session has" * 3)
+        tree.refit()
+        await pilot.pause()
+        assert tree.virtual_size.width == fitted_width(tree) > 160
+        node.set_label(before)
+        tree.refit()
+        await pilot.pause()
+        assert tree.virtual_size.width == fitted_width(tree) < 160

@@ -150,6 +150,7 @@ class UsageLabels:
             data = node.data
             if isinstance(data, SessionNode) and data.session_id in found:
                 node.set_label(tree.label_of(data, now))
+        tree.refit()  # a longer or shorter total changes what the tree scrolls over
 
     def relabel_shown(self) -> None:
         """The index grew: the shown sessions' totals may have too."""

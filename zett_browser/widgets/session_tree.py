@@ -32,7 +32,7 @@ from ..model import SessionCursor, SessionNode
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .render import style_of
-from .textual_compat import tree_build_lines, tree_toggle
+from .textual_compat import tree_build_lines, tree_relabelled, tree_toggle
 from .tree_groups import add_groups, by_group, group_for, note_if_empty, unnamed
 from .tree_labels import TreeLabels, label_width
 from .tree_nodes import (
@@ -169,6 +169,10 @@ class SessionTree(Tree[NodeData]):
     def mark(self, states: Mapping[str, SessionState], hints: Mapping[str, str]) -> None:
         """Put states and labels (of untitled sessions) on the loaded nodes that have them."""
         self.labels.mark(self.root, states, hints)
+
+    def refit(self) -> None:
+        """Labels changed width: scroll over the widest one again (``set_label`` leaves the range)."""
+        tree_relabelled(self)
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         """A label's width without rendering it (the tree measures every line on each layout)."""

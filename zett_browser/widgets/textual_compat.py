@@ -115,9 +115,18 @@ def tree_build_lines(tree: Tree[Any]) -> None:
 
 
 def tree_relabelled(tree: Tree[Any]) -> None:
-    """Lay a tree's lines out again after labels changed width: ``TreeNode.set_label`` repaints
-    the node's line but leaves the tree's width (its horizontal scroll range) as it was."""
-    tree._invalidate()
+    """Fit a tree's width (its horizontal scroll range) to its labels after some changed:
+    ``TreeNode.set_label`` repaints the node's line but leaves the width as it was, so a
+    badge that came and went left a scroll bar behind (depending on timing: a flaky
+    snapshot). Only the width is set, and only when it changed: no layout (a followed
+    session relabels its node at every poll)."""
+    lines = tree._tree_lines
+    if not lines:
+        return
+    depth, show_root = tree.guide_depth, tree.show_root
+    width = max(tree.get_label_width(line.node) + line._get_guide_width(depth, show_root) for line in lines)
+    if width != tree.virtual_size.width:
+        tree.virtual_size = Size(width, len(lines))
 
 
 def hold_repaints(app: App[Any]) -> None:

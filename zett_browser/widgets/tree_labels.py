@@ -137,6 +137,8 @@ class TreeLabels:
             changed.append(node)
         if changed:
             self.retag(parent)
+            if not added:  # a node added lays the tree out anyway
+                tree_relabelled(parent.tree)  # a label that changed width changes the scroll range
         return changed, added
 
     def retag(self, parent: TreeNode[NodeData]) -> None:
@@ -148,6 +150,8 @@ class TreeLabels:
         for child in children:
             if isinstance(child.data, SessionNode) and child.data.session_id in changed:
                 child.set_label(self.label_of(child.data, now))
+        if changed:
+            tree_relabelled(parent.tree)
         if changed and self.names_changed is not None:
             self.names_changed()
 
@@ -159,6 +163,7 @@ class TreeLabels:
             found = find_session(root, changed) if changed is not None else None
             if found is not None and isinstance(found.data, SessionNode):
                 found.set_label(self.label_of(found.data, now))
+                tree_relabelled(root.tree)
 
     def set_review(self, root: TreeNode[NodeData], review: Mapping[str, Annotation]) -> None:
         """Show these pins, labels and notes (all of them) on the loaded sessions that changed."""
@@ -180,7 +185,8 @@ class TreeLabels:
         self.states.update(states)
         for session_id, hint in hints.items():
             self._note_call(session_id, hint)
-        mark_nodes(root, states, hints, partial(self.label_of, now=self.clock()))
+        if mark_nodes(root, states, hints, partial(self.label_of, now=self.clock())):
+            tree_relabelled(root.tree)  # a state badge or a hint changes the label's width
         parents = {id(n.parent): n.parent for n in walk(root) if n.parent is not None and _names(n, hints)}
         for parent in parents.values():
             self.retag(parent)

@@ -219,9 +219,11 @@ def mark_nodes(
     states: Mapping[str, SessionState],
     hints: Mapping[str, str],
     label_of: Callable[[SessionNode], Text],
-) -> None:
+) -> bool:
     """Relabel the loaded nodes under ``root`` that ``states`` or ``hints`` name; an untitled
-    node without a label hint takes its hint (a hint never replaces one: labels stay stable)."""
+    node without a label hint takes its hint (a hint never replaces one: labels stay stable).
+    True when a node was relabelled."""
+    relabelled = False
     for node in walk(root):
         data = node.data
         if not isinstance(data, SessionNode) or (data.session_id not in states and data.session_id not in hints):
@@ -230,6 +232,8 @@ def mark_nodes(
         if hint and not data.title and data.label_hint is None:
             node.data = data = replace(data, label_hint=hint)
         node.set_label(label_of(data))
+        relabelled = True
+    return relabelled
 
 
 #: The tag book's key of the roots' level and of the orphans' group.
