@@ -20,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Footer, Tree
 from textual.widgets._footer import FooterKey
+from textual.widgets._tree import _TreeLine
 
 #: (class, attribute) pairs this module relies on; the unit test checks each one.
 PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
@@ -27,7 +28,7 @@ PRIVATE_NAMES: tuple[tuple[type, str], ...] = (
     (FooterKey, "compact"),
     (Tree, "_toggle_node"),
     (Tree, "_tree_lines"),
-    (Tree, "_invalidate"),
+    (_TreeLine, "_get_guide_width"),
     (ScrollView, "_scroll_update"),
     (Widget, "set_reactive"),
     (Widget, "virtual_size"),
@@ -53,7 +54,7 @@ PRIVATE_INSTANCE_NAMES: tuple[tuple[str, str], ...] = (
 )
 
 #: Textual's private modules imported here (or by ``let_output_through``'s objects).
-PRIVATE_MODULES = ("textual.widgets._footer", "textual.drivers._writer_thread")
+PRIVATE_MODULES = ("textual.widgets._footer", "textual.widgets._tree", "textual.drivers._writer_thread")
 
 
 def footer_ready(footer: Footer) -> bool:
