@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from rich.text import Text
 from textual.widget import Widget
@@ -123,13 +124,16 @@ class IndexSync:
         #: The first sync waits for the first page (see :meth:`start`).
         self._after_first_page = False
 
-    def start(self, *, after_first_page: bool) -> None:
+    def start(self, *, after_first_page: bool, when_quiet: Callable[[Callable[[], object]], object]) -> None:
         """Begin the first sync (when there is a search service), at once or, with
-        ``after_first_page``, once the first screen's reads are done (or 3 s passed)."""
+        ``after_first_page``, once the first screen's reads are done (or 3 s passed, and
+        then too only in a pause of the keys: ``when_quiet``)."""
         if self._service is not None:
             if after_first_page:
                 self._after_first_page = True  # the first screen's reads go first
-                self._set_timer(3.0, self.start_deferred)  # no first page (an empty store...)
+                # No first page (an empty store...); on a loaded machine a first page slower
+                # than 3 s started the build under the reader's keys.
+                self._set_timer(3.0, partial(when_quiet, self.start_deferred))
             else:
                 self.sync()
 

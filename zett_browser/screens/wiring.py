@@ -141,7 +141,8 @@ class MainControllers:
         if options.session:
             self.pane.open_session(options.session, options.seq, focus=options.seq is not None)
         # The first sync waits for the first screen's reads (unless a search is asked for).
-        self.index.start(after_first_page=options.search_query is None and not self.pane.started)
+        first = options.search_query is None and not self.pane.started
+        self.index.start(after_first_page=first, when_quiet=self.quiet.run)
         if options.search_query is not None:
             self.search.text = options.search_query
             self.search.open_view()
