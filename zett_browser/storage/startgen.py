@@ -58,10 +58,13 @@ def _spec(value: Any) -> Spec:
     return ("value", value, 0)
 
 
-def _template(statement: str, parameters: Any, context: Any, description: Any) -> Template:
+def _template(
+    statement: str, parameters: Any, context: Any, description: Any, spec: Callable[[Any], Spec] = _spec
+) -> Template:
+    """One recorded statement as a template (``spec`` turns each bound value into its spec)."""
     if SESSION in statement or PARENT in statement:
         raise SystemExit("startgen: a sentinel argument was rendered into the SQL text")
-    specs = tuple(_spec(value) for value in (parameters or ()))
+    specs = tuple(spec(value) for value in (parameters or ()))
     names = tuple(column[0] for column in description or ())
     compiled = getattr(context, "compiled", None)
     entries = list(getattr(compiled, "_result_columns", None) or ())
