@@ -1,13 +1,16 @@
 """Benchmarks the subcommands on a warm index, each in a fresh process, side by side (issue 29).
 
 For each command (``search`` for a rare, a common and a two-word query, ``usage --by day``
-and ``--by model``) it times, in one run, interleaved round by round:
+and ``--by model``, ``context`` of the store's most recently compacted session, as text and
+``--json``) it times, in one run, interleaved round by round:
 
 - ``fast``: the command as shipped (an unchanged store's index is read with no SQL storage
-  loaded, :mod:`zett_browser.index.fresh`);
+  loaded, :mod:`zett_browser.index.fresh`; ``context`` reads the store through the stdlib
+  driver, :mod:`zett_browser.storage.quickcontext`);
 - ``full``: the same command forced down the full path (storage opened, sync asked; the
   fast-path check patched out in the process, nothing else changed);
-- ``floor``: a Python + sqlite3 script running the same query on the same index file;
+- ``floor``: a Python + sqlite3 script running the same query on the same index file
+  (``context``: the same reads of the store, each envelope parsed as JSON);
 - ``rg``: ripgrep over a JSONL dump of the store's messages (search only, when ``rg`` is
   installed; the dump is made once, its time not counted).
 
@@ -53,6 +56,32 @@ FLOOR_USAGE = (
     "print(db.execute('SELECT day, total(input), total(output), total(cost_picos) FROM usage_days"
     " GROUP BY day ORDER BY day').fetchall()[:1])"
 )
+FULL_CONTEXT = (
+    "import sys, zett_browser.cli.context as c; c._fast = lambda *a: None\n"
+    "from zett_browser.__main__ import main\nraise SystemExit(main(sys.argv[1:]))"
+)
+#: The context's reads as a bare script: the session, its last row, the versions, the
+#: summary in force, the request's system rows and the rows after its boundary (decoded).
+FLOOR_CONTEXT = """import json, sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+s = sys.argv[2]
+db.execute("SELECT id, title FROM agent_sessions WHERE id = ?", (s,)).fetchone()
+last = db.execute("SELECT request_id, sequence, message_json FROM raw_messages WHERE session_id = ?"
+                  " ORDER BY sequence DESC LIMIT 1", (s,)).fetchone()
+versions = db.execute("SELECT version, created_at FROM session_snapshots WHERE session_id = ?"
+                      " ORDER BY version DESC", (s,)).fetchall()
+floor = 0
+if versions:
+    summary = db.execute("SELECT compacted_through_sequence, message_json FROM session_snapshots"
+                         " WHERE session_id = ? AND version = ?", (s, versions[0][0])).fetchone()
+    floor = summary[0]
+    json.loads(summary[1])
+db.execute("SELECT sequence, message_json FROM raw_messages WHERE session_id = ? AND request_id = ? AND role = 1"
+           " ORDER BY sequence LIMIT 16", (s, last[0])).fetchall()
+rows = db.execute("SELECT id, sequence, message_json FROM raw_messages WHERE session_id = ? AND sequence > ?"
+                  " ORDER BY sequence, id", (s, floor)).fetchall()
+print(sum(len(json.loads(row[2])) for row in rows))
+"""
 SEARCHES = {"rare word": "idempotency", "common word": "the", "two words": "payment retry"}
 
 
@@ -88,45 +117,77 @@ def _dump(store: Path, target: Path) -> None:
         db.close()
 
 
+def _compacted_session(store: Path) -> str:
+    """The session of the store's latest snapshot (any session when none), read-only."""
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT session_id FROM session_snapshots ORDER BY id DESC LIMIT 1").fetchone()
+        row = row or db.execute("SELECT id FROM agent_sessions ORDER BY updated_at DESC LIMIT 1").fetchone()
+        return str(row[0])
+    finally:
+        db.close()
+
+
+def _wanted(only: str | None, names: tuple[str, ...]) -> bool:
+    return only is None or only.startswith(names)
+
+
+def _indexed_cases(cases: dict[str, dict[str, list[str]]], python: str, store: Path, work: Path) -> float:
+    """Build the index cold in ``work`` and add the search and usage cases; the build's seconds."""
+    index_dir = work / "index"
+    started = time.perf_counter()
+    subprocess.run([python, "-m", "zett_browser", "index", str(store), "--index-dir", str(index_dir)], check=True)
+    build = time.perf_counter() - started
+    index_file = next(index_dir.glob("*.sqlite3"))
+    rg = shutil.which("rg")
+    dump = work / "messages.jsonl"
+    if rg is not None:
+        _dump(store, dump)
+    for name, query in SEARCHES.items():
+        cli = ["search", str(store), query, "--index-dir", str(index_dir)]
+        words = " ".join(f'"{word}"' for word in query.split())
+        case = {
+            "fast": [python, "-m", "zett_browser", *cli],
+            "full": [python, "-c", FULL, *cli],
+            "floor": [python, "-c", FLOOR_SEARCH, str(index_file), words],
+        }
+        if rg is not None:
+            case["rg"] = [rg, "-i", "-m", "20", "-w", query.split()[0], str(dump)]
+        cases[f"search, {name}"] = case
+    for by in ("day", "model"):
+        cli = ["usage", str(store), "--by", by, "--index-dir", str(index_dir)]
+        cases[f"usage --by {by}"] = {
+            "fast": [python, "-m", "zett_browser", *cli],
+            "full": [python, "-c", FULL, *cli],
+            "floor": [python, "-c", FLOOR_USAGE, str(index_file)],
+        }
+    return build
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    parser.add_argument("--only", default=None, help="only the cases whose name starts with this (e.g. context)")
     args = parser.parse_args()
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="zett-cli-bench-") as temp:
         work = Path(temp)
         store = _store(args.store, work)
-        index_dir = work / "index"
-        started = time.perf_counter()
-        subprocess.run([python, "-m", "zett_browser", "index", str(store), "--index-dir", str(index_dir)], check=True)
-        build = time.perf_counter() - started
-        index_file = next(index_dir.glob("*.sqlite3"))
-        rg = shutil.which("rg")
-        dump = work / "messages.jsonl"
-        if rg is not None:
-            _dump(store, dump)
         cases: dict[str, dict[str, list[str]]] = {}
-        for name, query in SEARCHES.items():
-            cli = ["search", str(store), query, "--index-dir", str(index_dir)]
-            words = " ".join(f'"{word}"' for word in query.split())
-            case = {
+        build = _indexed_cases(cases, python, store, work) if _wanted(args.only, ("search", "usage")) else None
+        session = _compacted_session(store)
+        for flags in ([], ["--json"]):
+            cli = ["context", str(store), "--session", session, *flags]
+            cases[" ".join(["context", *flags])] = {
                 "fast": [python, "-m", "zett_browser", *cli],
-                "full": [python, "-c", FULL, *cli],
-                "floor": [python, "-c", FLOOR_SEARCH, str(index_file), words],
-            }
-            if rg is not None:
-                case["rg"] = [rg, "-i", "-m", "20", "-w", query.split()[0], str(dump)]
-            cases[f"search, {name}"] = case
-        for by in ("day", "model"):
-            cli = ["usage", str(store), "--by", by, "--index-dir", str(index_dir)]
-            cases[f"usage --by {by}"] = {
-                "fast": [python, "-m", "zett_browser", *cli],
-                "full": [python, "-c", FULL, *cli],
-                "floor": [python, "-c", FLOOR_USAGE, str(index_file)],
+                "full": [python, "-c", FULL_CONTEXT, *cli],
+                "floor": [python, "-c", FLOOR_CONTEXT, str(store), session],
             }
         cases["interpreter alone"] = {"floor": [python, "-c", "pass"]}
+        if args.only:
+            cases = {name: case for name, case in cases.items() if name.startswith((args.only, "interpreter"))}
         figures: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.rounds):  # interleaved: each round runs every variant once
             for case, variants in cases.items():
@@ -134,8 +195,9 @@ def main() -> int:
                     figures.setdefault((case, variant), []).append(_wall(command))
         load = os.getloadavg()
     lines = [
-        f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB); index built cold in {build:.1f} s;"
-        f" {args.rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
+        f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB);"
+        + (f" index built cold in {build:.1f} s;" if build is not None else " no index built;")
+        + f" {args.rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
         "",
         "| command | fast (shipped) | full path | floor (python + sqlite3) | ripgrep over JSONL | fast / floor |",
         "|---|---|---|---|---|---|",
