@@ -27,7 +27,10 @@ from zett_browser.cli import context as cli
 from zett_browser.storage import contextgen
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-HOSTILE = "[red]x[/red] \x1b[2J\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\ \x07 \u202eevil\u202c [link=http://e]y[/link] \x85"
+HOSTILE = (
+    "[red]x[/red] \x1b[2J\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\ \x07 \u202eevil\u202c"
+    " [link=http://e]y[/link] \x85"
+)
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -62,9 +65,7 @@ def _sessions(store: Path) -> dict[str, int]:
         db.close()
 
 
-def _compare_store(
-    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, int]:
+def _compare_store(store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """Compare every session at N = 1, the middle, the last, one past it; (cases, answered fast)."""
     cases = fast = 0
     for session, last in _sessions(store).items():
@@ -152,7 +153,7 @@ def _damage_a_row(store: Path, session: str) -> None:
     db = sqlite3.connect(store)
     with db:
         db.execute(
-            "UPDATE raw_messages SET message_json = '[{\"kind\": 99, \"data\": {}}]' WHERE session_id = ?"
+            'UPDATE raw_messages SET message_json = \'[{"kind": 99, "data": {}}]\' WHERE session_id = ?'
             " AND sequence = (SELECT max(sequence) FROM raw_messages WHERE session_id = ?)",
             (session, session),
         )
