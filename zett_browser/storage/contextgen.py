@@ -26,7 +26,7 @@ from sqlalchemy import event
 
 from . import idprefix, prompts, schema
 from .browse import SQLSessionStorage
-from .startgen import MAX_OFFSET, SESSION, Spec, Template, _build_store, _template
+from .startgen import MAX_OFFSET, SESSION, Spec, Template, build_store, template
 
 TARGET = Path(__file__).with_name("contextsql.py")
 PREFIX, REQUEST, ROW = "contextgen:prefix", "contextgen:request", "contextgen:row"
@@ -101,7 +101,7 @@ async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[st
     storage.reader.may_be_null = recorded_may_be_null  # type: ignore[method-assign]
 
     def listen(_conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, _many: bool) -> None:
-        captured.append(_template(statement, parameters, context, cursor.description, _spec))
+        captured.append(template(statement, parameters, context, cursor.description, _spec))
 
     try:
         await storage.change_token()  # the schema check runs once, before anything is recorded
@@ -124,7 +124,7 @@ def render() -> str:
     """The text of :mod:`.contextsql` for the storage as it is now."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "contextgen.sqlite3"
-        _build_store(path)
+        build_store(path)
         recorded, not_null = asyncio.run(_capture(path))
     lines = [
         '"""The SQL of ``zett-browser context`` as the storage runs it on SQLite: generated, do not edit.',

@@ -58,7 +58,7 @@ def _spec(value: Any) -> Spec:
     return ("value", value, 0)
 
 
-def _template(
+def template(
     statement: str, parameters: Any, context: Any, description: Any, spec: Callable[[Any], Spec] = _spec
 ) -> Template:
     """One recorded statement as a template (``spec`` turns each bound value into its spec)."""
@@ -82,7 +82,7 @@ def _template(
     return (statement, specs, names, tuple(times))
 
 
-def _build_store(path: Path) -> None:
+def build_store(path: Path) -> None:
     """A store with the storage's own schema, a session and its parent."""
 
     async def create() -> None:
@@ -131,7 +131,7 @@ async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[st
     }
 
     def listen(_conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, _many: bool) -> None:
-        captured.append(_template(statement, parameters, context, cursor.description))
+        captured.append(template(statement, parameters, context, cursor.description))
 
     try:
         await storage.change_token()  # the schema check runs once, before anything is recorded
@@ -170,7 +170,7 @@ def render() -> str:
     """The text of :mod:`.startsql` for the storage as it is now."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "startgen.sqlite3"
-        _build_store(path)
+        build_store(path)
         recorded, not_null = asyncio.run(_capture(path))
         statements = _expect(recorded)
     page = inspect.signature(SQLSessionStorage.all_snapshot_versions).parameters["page"].default
