@@ -16,7 +16,8 @@ and ``--by model``, ``context`` of the store's most recently compacted session, 
 
 The index is built first in a directory of this run (hermetic; its cold build time is
 printed). Figures are wall milliseconds, min / median / max over ``--rounds`` processes,
-with the machine's load average beside them.
+with the machine's load average beside them, and each variant's median CPU time (user +
+system: less sensitive than wall time to a shared machine's load).
 
     python benchmarks/cli_bench.py [--store PATH] [--rounds 9] [--markdown FILE]
 
@@ -30,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -85,13 +87,20 @@ print(sum(len(json.loads(row[2])) for row in rows))
 SEARCHES = {"rare word": "idempotency", "common word": "the", "two words": "payment retry"}
 
 
-def _wall(command: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _wall(command: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one run of ``command``."""
+    cpu = _cpu()
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = (time.perf_counter() - started) * 1000
     if done.returncode not in ok:
         raise RuntimeError(f"{command[:4]} exited {done.returncode}: {done.stderr[-500:]}")
-    return wall
+    return wall, (_cpu() - cpu) * 1000
 
 
 def _store(given: Path | None, work: Path) -> Path:
@@ -189,18 +198,22 @@ def main() -> int:
         if args.only:
             cases = {name: case for name, case in cases.items() if name.startswith((args.only, "interpreter"))}
         figures: dict[tuple[str, str], list[float]] = {}
+        cpu: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.rounds):  # interleaved: each round runs every variant once
             for case, variants in cases.items():
                 for variant, command in variants.items():
-                    figures.setdefault((case, variant), []).append(_wall(command))
+                    wall, used = _wall(command)
+                    figures.setdefault((case, variant), []).append(wall)
+                    cpu.setdefault((case, variant), []).append(used)
         load = os.getloadavg()
     lines = [
         f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB);"
         + (f" index built cold in {build:.1f} s;" if build is not None else " no index built;")
         + f" {args.rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
         "",
-        "| command | fast (shipped) | full path | floor (python + sqlite3) | ripgrep over JSONL | fast / floor |",
-        "|---|---|---|---|---|---|",
+        "| command | fast (shipped) | full path | floor (python + sqlite3) | ripgrep over JSONL | fast / floor"
+        " | CPU median: fast / full / floor |",
+        "|---|---|---|---|---|---|---|",
     ]
 
     def cell(case: str, variant: str) -> str:
@@ -213,7 +226,11 @@ def main() -> int:
         fast, floor = figures.get((case, "fast")), figures.get((case, "floor"))
         ratio = f"{statistics.median(fast) / statistics.median(floor):.2f}×" if fast and floor else "–"
         row = [cell(case, variant) for variant in ("fast", "full", "floor", "rg")]
-        lines.append(f"| {case} | " + " | ".join(row) + f" | {ratio} |")
+        cpu_cell = " / ".join(
+            f"{statistics.median(cpu[(case, variant)]):.0f}" if (case, variant) in cpu else "–"
+            for variant in ("fast", "full", "floor")
+        )
+        lines.append(f"| {case} | " + " | ".join(row) + f" | {ratio} | {cpu_cell} ms |")
     text = "\n".join(lines)
     print(text)
     if args.markdown is not None:
