@@ -13,50 +13,14 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
-from dataclasses import dataclass
-
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import schema
+from .idprefix import MAX_CANDIDATES, PrefixMatch, upper_bound
 from .reader import Reader
 
 sessions_t = schema.agent_sessions
-
-#: Candidates read for an ambiguous prefix (one more tells that there are more).
-MAX_CANDIDATES = 8
-_MAX_CODE_POINT = 0x10FFFF
-
-
-@dataclass(frozen=True, slots=True)
-class PrefixMatch:
-    """The sessions a prefix names.
-
-    Attributes:
-        prefix: What was typed.
-        candidates: Matching ids in id order, at most ``limit`` (the full id alone when it
-            matched exactly).
-        more: Whether more ids than ``candidates`` match.
-    """
-
-    prefix: str
-    candidates: tuple[str, ...]
-    more: bool = False
-
-    @property
-    def session_id(self) -> str | None:
-        """The one session the prefix names, or None (none, or several)."""
-        return self.candidates[0] if len(self.candidates) == 1 and not self.more else None
-
-
-def upper_bound(prefix: str) -> str | None:
-    """The smallest string greater than every string that starts with ``prefix`` (None: none)."""
-    chars = list(prefix)
-    while chars:
-        last = ord(chars.pop())
-        if last < _MAX_CODE_POINT:
-            return "".join(chars) + chr(last + 1)
-    return None
 
 
 async def sessions_with_prefix(reader: Reader, prefix: str, limit: int = MAX_CANDIDATES) -> PrefixMatch:

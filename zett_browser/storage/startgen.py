@@ -58,10 +58,13 @@ def _spec(value: Any) -> Spec:
     return ("value", value, 0)
 
 
-def _template(statement: str, parameters: Any, context: Any, description: Any) -> Template:
+def template(
+    statement: str, parameters: Any, context: Any, description: Any, spec: Callable[[Any], Spec] = _spec
+) -> Template:
+    """One recorded statement as a template (``spec`` turns each bound value into its spec)."""
     if SESSION in statement or PARENT in statement:
         raise SystemExit("startgen: a sentinel argument was rendered into the SQL text")
-    specs = tuple(_spec(value) for value in (parameters or ()))
+    specs = tuple(spec(value) for value in (parameters or ()))
     names = tuple(column[0] for column in description or ())
     compiled = getattr(context, "compiled", None)
     entries = list(getattr(compiled, "_result_columns", None) or ())
@@ -79,7 +82,7 @@ def _template(statement: str, parameters: Any, context: Any, description: Any) -
     return (statement, specs, names, tuple(times))
 
 
-def _build_store(path: Path) -> None:
+def build_store(path: Path) -> None:
     """A store with the storage's own schema, a session and its parent."""
 
     async def create() -> None:
@@ -128,7 +131,7 @@ async def _capture(path: Path) -> tuple[dict[str, list[Template]], list[tuple[st
     }
 
     def listen(_conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, _many: bool) -> None:
-        captured.append(_template(statement, parameters, context, cursor.description))
+        captured.append(template(statement, parameters, context, cursor.description))
 
     try:
         await storage.change_token()  # the schema check runs once, before anything is recorded
@@ -167,7 +170,7 @@ def render() -> str:
     """The text of :mod:`.startsql` for the storage as it is now."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "startgen.sqlite3"
-        _build_store(path)
+        build_store(path)
         recorded, not_null = asyncio.run(_capture(path))
         statements = _expect(recorded)
     page = inspect.signature(SQLSessionStorage.all_snapshot_versions).parameters["page"].default

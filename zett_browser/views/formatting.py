@@ -43,6 +43,8 @@ from ..model.outcomes import tool_outcome
 from ..text import clean
 from .attributes import attribute_blocks, badges, compact_json, one_line, trace_blocks
 from .blocks import HUGE, PREVIEW, Block, FormatOptions, Span, block, bounded, human_duration, human_size
+from .kinds import KINDS as KINDS
+from .kinds import kind_name
 from .requests import RequestContext
 from .servertools import server_tool_blocks
 from .tools import call_blocks, result_blocks
@@ -70,24 +72,6 @@ __all__ = [
     "summary_blocks",
     "usage_line",
 ]
-
-#: Kind names, most specific class first (a compacted message is a user message).
-KINDS: tuple[tuple[type, str], ...] = (
-    (UnreadableMessage, "unreadable"),
-    (SystemMessage, "system"),
-    (AgentMessage, "agent"),
-    (AssistantMessage, "assistant"),
-    (ToolMessage, "tool"),
-    (UserMessage, "user"),
-)
-
-
-def kind_name(record: RawMessageRecord) -> str:
-    """A short name for the record's message kind."""
-    for cls, name in KINDS:
-        if isinstance(record.message, cls):
-            return name
-    return "unknown"
 
 
 def relative_time(moment: datetime, now: datetime) -> str:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import AssistantMessage, RawMessageRecord, SystemMessage
-from ..model.store import BrowsingStore
+
+if TYPE_CHECKING:
+    from ..model.store import BrowsingStore
 
 #: Characters of a tool's JSON counted at most (a schema of megabytes is not re-encoded whole).
 MAX_TOOL_CHARS = 200_000

@@ -20,7 +20,7 @@ import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..model import (
     AgentMessage,
@@ -34,8 +34,10 @@ from ..model import (
     UserMessage,
 )
 from ..model.context import ContextRow
-from ..model.store import BrowsingStore
 from .offered import Offered, offered_at
+
+if TYPE_CHECKING:
+    from ..model.store import BrowsingStore
 
 #: The estimate's categories, in the order the table shows them. The first two are not
 #: messages: the request's system rows and the tools offered (``views/offered.py``).

@@ -1,0 +1,252 @@
+"""Provides the context command's stdlib reader: the reads of a time-travel context without SQLAlchemy.
+
+``zett-browser context`` used to pay ~400 ms of imports (SQLAlchemy, aiosqlite, pydantic)
+and the storage's start for a few milliseconds of queries (issue 29). :class:`QuickContext`
+answers the calls the context makes (:mod:`zett_browser.views.time_travel`: the last row,
+row N, the snapshot in force, the request's system rows, the range's pages, the stored
+envelopes; ``--session`` prefixes) through the stdlib ``sqlite3`` driver, and the
+context's own code runs on it unchanged.
+
+Exactness, as the start-up reader's (:mod:`.quickstart`): the statements are the storage's
+own, generated from it (:mod:`.contextsql`, see :mod:`.contextgen`); the connection is
+opened like the storage's (the ``mode=ro`` URI, the same busy timeout, ``query_only``,
+lenient text, only regular files); rows become records through the storage's own
+conversions (:mod:`.convert`). Where it cannot be sure it raises :class:`Declined` and the
+caller takes the full path: a message the strict decoder (:mod:`.fastdecode`) will not
+vouch for, a row with any problem (unreadable column, text that was not UTF-8), a sequence
+that is not an integer, a schema other than the generated one, any SQLite error.
+
+Sidecars: the guard is recorded before the store is opened; :meth:`QuickContext.close`
+closes the connection and removes the ``-wal``/``-shm`` this read created.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..model.context import ContextRow
+from ..model.records import RawMessageRecord, SessionNode, SnapshotInfo
+from .contextsql import CALLS, NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES, SYSTEM_ROWS
+from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
+from .fastdecode import decode_fast
+from .sidecars import SidecarGuard
+from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
+
+if TYPE_CHECKING:
+    from ..model.messages import AnyMessage, CompactedMessage
+
+
+class Declined(Exception):
+    """The reader cannot answer exactly: take the full path."""
+
+
+def _decode(payload: object) -> AnyMessage | CompactedMessage:
+    message = decode_fast(payload)
+    if message is None:
+        raise Declined("the fast decoder is not sure")
+    return message
+
+
+def _argument(value: Any, offset: int) -> Any:
+    """An argument bound as the storage binds it; anything it binds in another form declines."""
+    if isinstance(value, BadText) or type(value) not in (str, int):
+        raise Declined("an argument the storage binds in another form")
+    return value + offset if offset else value
+
+
+def _record(row: dict[str, Any]) -> RawMessageRecord:
+    if type(row["sequence"]) is not int:
+        raise Declined("a sequence that is not an integer")
+    record = record_from_row(row, _decode)
+    if record.problems:
+        raise Declined("a row with problems")
+    return record
+
+
+class QuickContext:
+    """The time-travel context's reads of one SQLite store, through the stdlib driver.
+
+    Its methods are coroutines of the storage's signatures (the context's code awaits
+    them) that never suspend. Use as a context manager: the store is opened on entry and
+    closed, its sidecars released, on exit.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._guard: SidecarGuard | None = None
+        self._connection: sqlite3.Connection | None = None
+
+    def __enter__(self) -> QuickContext:
+        self._guard = SidecarGuard.record(self.path)  # before SQLite first looks at the file
+        try:
+            check_sqlite_file(self.path)
+            connection = sqlite3.connect(
+                sqlite_uri(self.path, browse_mode(self.path)),
+                uri=True,
+                timeout=READER_BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+            )
+            self._connection = connection
+            connection.text_factory = lenient_text
+            connection.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA query_only=ON")
+            self._check_schema(connection)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        connection, self._connection = self._connection, None
+        guard, self._guard = self._guard, None
+        try:
+            if connection is not None:
+                connection.close()
+        finally:
+            if guard is not None:
+                guard.release()
+
+    @staticmethod
+    def _check_schema(connection: sqlite3.Connection) -> None:
+        """Decline unless the store has the schema the statements were generated for."""
+        tables = {row[0] for row in connection.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
+        if not set(REQUIRED_TABLES) <= tables:
+            raise Declined("not the schema the statements were generated for")
+        for table in {table for table, _ in (*REQUIRED_COLUMNS, *NOT_NULL, *NEEDS_COLUMNS)}:
+            columns = {row[1]: row[3] for row in connection.execute(f'PRAGMA main.table_info("{table}")')}
+            if any(t == table and c not in columns for t, c in (*REQUIRED_COLUMNS, *NEEDS_COLUMNS)):
+                raise Declined("a required column is missing")  # the storage's check names it
+            if any(t == table and columns.get(c) != 1 for t, c in NOT_NULL):
+                raise Declined("a sort key that may be NULL")
+
+    def _rows(self, call: str, number: int = 0, **args: Any) -> list[dict[str, Any]]:
+        """Run statement ``number`` of a generated call; timestamp columns read as the storage reads them."""
+        if self._connection is None:
+            raise Declined("not open")
+        sql, specs, names, times = CALLS[call][number]
+        params = tuple(_argument(args[v], offset) if kind == "arg" else v for kind, v, offset in specs)
+        cursor = self._connection.execute(sql, params)
+        if tuple(column[0] for column in cursor.description or ()) != names:
+            raise Declined("the result columns differ from the generated ones")
+        rows = []
+        for values in cursor.fetchall():
+            row = dict(zip(names, values, strict=True))
+            for index in times:
+                row[names[index]] = stored_time(values[index])
+            rows.append(row)
+        return rows
+
+    # ------------------------------------------------------------------ the storage's calls
+
+    async def session_with_prefix(self, prefix: str) -> str:
+        """The one session ``prefix`` names (:meth:`~.facade.SessionStorage.sessions_with_prefix`);
+        none or several declines (the full path words the error)."""
+        from .idprefix import MAX_CANDIDATES, upper_bound
+
+        upper = upper_bound(prefix)
+        if not prefix or upper is None:
+            raise Declined("a prefix the storage reads otherwise")
+        if self._rows("prefix", 0, prefix=prefix):
+            return prefix
+        found = self._rows("prefix", 1, prefix=prefix, upper=upper, limit=MAX_CANDIDATES)
+        if len(found) != 1 or not isinstance(found[0]["id"], str) or isinstance(found[0]["id"], BadText):
+            raise Declined("no session, or several")
+        return str(found[0]["id"])
+
+    async def get_node(self, session_id: str) -> SessionNode | None:
+        rows = self._rows("get_node", session=session_id)
+        return node_from_row(rows[0]) if rows else None
+
+    async def raw_page_before(self, session_id: str, *, limit: int = 50) -> list[RawMessageRecord]:
+        if limit != 1:
+            raise Declined("only the last row is generated")
+        return [_record(row) for row in self._rows("last_row", session=session_id)]
+
+    async def raw_page(
+        self, session_id: str, *, after_sequence: int | None = 0, limit: int = 50
+    ) -> list[RawMessageRecord]:
+        if limit != 1 or after_sequence is None:
+            raise Declined("only one row after a sequence is generated")
+        return [_record(row) for row in self._rows("row_after", session=session_id, after_sequence=after_sequence)]
+
+    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+        """As :func:`.compaction.version_in_force`, on the same rows."""
+        chosen: int | None = None
+        undated = 0
+        for row in self._rows("versions", session=session_id):
+            version, created = row.values()
+            dated = isinstance(created, datetime)
+            undated += not dated
+            if chosen is None and (when is None or (dated and created <= when)):
+                if type(version) is not int:
+                    raise Declined("a version that is not an integer")
+                chosen = version
+        return chosen, undated if when is not None else 0
+
+    async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
+        if version is None:
+            raise Declined("only a given version is generated")
+        rows = self._rows("snapshot", session=session_id, version=version)
+        if not rows:
+            return None
+        info = snapshot_info_from_row(rows[0], _decode)
+        if info.problems:
+            raise Declined("a snapshot with problems")
+        return info
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]:
+        if before_sequence is None:
+            rows = self._rows("system_rows", session=session_id, request_id=request_id)
+        else:
+            rows = self._rows(
+                "system_rows_before", session=session_id, request_id=request_id, before_sequence=before_sequence
+            )
+        if len(rows) > SYSTEM_ROWS:
+            raise Declined("more rows than the storage reads")
+        return [_record(row) for row in rows]
+
+    async def context_page(
+        self,
+        session_id: str,
+        *,
+        after_sequence: int,
+        before_sequence: int,
+        after_id: str | None = None,
+        limit: int = 200,
+    ) -> list[ContextRow]:
+        """As :func:`.context.context_page`: the keyset page, cut before ``before_sequence``."""
+        if limit < 1:
+            raise Declined("the storage refuses this limit")
+        if after_id is None:
+            rows = self._rows("context_first", 0, session=session_id, after_sequence=after_sequence, limit=limit)
+        else:
+            found = self._rows("context_next", 0, session=session_id, row_id=after_id)
+            key = found[0]["sequence"] if found else after_sequence
+            if type(key) is not int:
+                raise Declined("a page edge whose stored sequence is not an integer")
+            rows = self._rows("context_next", 1, session=session_id, after_sequence=key, row_id=after_id, limit=limit)
+        page = []
+        for row in rows:
+            record = _record(row)
+            if record.sequence >= before_sequence:
+                break
+            envelope = row["message_json"]
+            if not isinstance(envelope, str) or isinstance(envelope, BadText):
+                raise Declined("an envelope that is not text")
+            page.append(ContextRow(record=record, envelope=envelope))
+        return page
+
+    async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
+        rows = self._rows("snapshot_envelope", session=session_id, version=version)
+        value = rows[0]["message_json"] if rows else None
+        if not isinstance(value, str) or isinstance(value, BadText):
+            raise Declined("an envelope that is not text")
+        return value
+
+
+__all__ = ["Declined", "QuickContext"]
