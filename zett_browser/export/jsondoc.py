@@ -91,6 +91,10 @@ class JsonWriter:
     def _row(self, row: Mapping[str, Any]) -> str:
         if not self.redact.enabled:
             return _ROW_JSON(row if isinstance(row, dict) else dict(row))
+        return self._row_by_value(row)
+
+    def _row_by_value(self, row: Mapping[str, Any]) -> str:
+        """``_row`` one value at a time: each text value through the redactor."""
         values = {}
         for name, value in row.items():
             value = stored(value)
