@@ -130,6 +130,9 @@ class VersionList(LineView, can_focus=True):
     def on_resize(self) -> None:
         self._cache.clear()
         self._resize()
+        # Shown before it had a size (a session opened at start): the cursor (the latest
+        # version) is brought on screen once the list knows its height.
+        self.call_after_refresh(self._scroll_to_cursor)
 
     def _strip(self, index: int, width: int) -> Strip:
         if width != self._width:
