@@ -16,7 +16,7 @@ from zett_browser.screens.diff import DiffScreen
 from zett_browser.screens.main import MainScreen
 from zett_browser.widgets.inspector import Inspector
 from zett_browser.widgets.rawlog import RawLogView
-from zett_browser.widgets.versions import VersionList
+from zett_browser.widgets.versions import ORIGIN_TAGS, VersionList
 
 EVERY = 4
 
@@ -36,6 +36,11 @@ async def test_scrolling_to_an_old_version_choosing_diffing_and_time_travel_to_i
         height = versions.scrollable_content_region.height
         assert 0 < height < 2_500 and versions.cursor == 2_499
         first_screen = range(int(versions.scroll_y), int(versions.scroll_y) + height)
+        assert first_screen.stop == 2_500, "the newest versions are on screen"
+        # What made each version is read for the rows painted (and a screen either side), not all.
+        known = set(versions.origins)
+        assert {meta.version for meta in versions.versions[first_screen.start :]} <= known
+        assert len(known) <= 3 * height and 1 not in known
         versions.focus()
         for _ in range(5):
             await pilot.press("pageup")
@@ -48,6 +53,8 @@ async def test_scrolling_to_an_old_version_choosing_diffing_and_time_travel_to_i
         assert versions.cursor == 2 and int(versions.scroll_y) == 0
         assert _line(versions, 2).startswith(f"v3  through #{3 * EVERY} ")
         assert inspector.summary_shown is not None and inspector.summary_shown.version == 3
+        assert {1, 2, 3} <= set(versions.origins), "read once scrolled into view"
+        assert ORIGIN_TAGS[versions.origins[3].kind] in _line(versions, 2)
 
         await pilot.press("D")  # v2 -> v3
         await settle(pilot)
