@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from tests.adversarial import damage
-from tests.adversarial.test_export import DAMAGES
+from tests.adversarial.damage import DAMAGES
 from tests.export.helpers import copy_fixture, export_text
-from tests.export.test_hostile import SESSION as HOSTILE
-from tests.export.test_hostile import _hostile_store
+from tests.export.hostile_helpers import SESSION as HOSTILE
+from tests.export.hostile_helpers import hostile_store
 from tests.realstore.stores import RealStores
 from tests.support import DELEGATING_PARENT, KITCHEN
 from zett_browser.export.jsondoc import JsonWriter
@@ -78,7 +78,7 @@ async def test_real_runtime_stores_are_written_as_before(real_stores: RealStores
 
 
 async def test_hostile_strings_are_written_as_before(tmp_path: Path) -> None:
-    text = await _same(await _hostile_store(tmp_path / "hostile.sqlite3"), HOSTILE)
+    text = await _same(await hostile_store(tmp_path / "hostile.sqlite3"), HOSTILE)
     assert "\x1b" not in text and "<script>" in text  # escaped for terminals, kept as data
     assert text.isascii()
 
