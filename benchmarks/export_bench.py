@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -105,13 +108,27 @@ def run(store: Path, fmt: str, out: Path) -> dict[str, float]:
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
+def floor(store: Path, out: Path) -> tuple[float, float]:
+    """``sqlite3 -json`` writing the session's ``raw_messages`` rows: wall and CPU seconds (the floor)."""
+    query = f"select * from raw_messages where session_id = '{SESSION}' order by sequence, id"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    with out.open("wb") as handle:
+        subprocess.run(["sqlite3", "-readonly", "-json", str(store), query], stdout=handle, check=True)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--keep", type=Path, default=None, help="build the stores in DIR and keep them")
+    parser.add_argument("--formats", nargs="+", default=["md", "html", "json"], choices=["md", "html", "json"])
     args = parser.parse_args()
     directory = args.keep or Path(tempfile.mkdtemp(prefix="zett-export-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the start")
     print(
         "| messages | format | seconds | CPU s | messages/s | messages per CPU s | output MB | MB/s "
         "| peak RSS MB | loop held p99 / max ms |"
@@ -122,7 +139,10 @@ def main() -> int:
             store = directory / f"export-{size}.sqlite3"
             if not store.exists():
                 build(store, size)
-            for fmt in ("md", "html", "json"):
+            if "json" in args.formats and shutil.which("sqlite3"):
+                seconds, cpu = floor(store, directory / f"floor-{size}.json")
+                print(f"| {size:,} | floor: sqlite3 -json | {seconds:.1f} | {cpu:.1f} | | | | | | |", flush=True)
+            for fmt in args.formats:
                 figures = run(store, fmt, directory / f"out-{size}.{fmt}")
                 megabytes = figures["bytes"] / 1e6
                 print(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -231,3 +231,18 @@ def truth(path: Path) -> tuple[set[str], dict[str, set[str]]]:
     for session_id, message_id in query(path, "select session_id, id from raw_messages"):
         raw.setdefault(text(session_id), set()).add(text(message_id))
     return sessions, raw
+
+
+#: Damages an export must survive (session, harm): every row written once, the bad one marked.
+DAMAGES: dict[str, tuple[str, Callable[[Path], object]]] = {
+    "duplicate sequences": (PAGINATION, lambda p: duplicate_sequence(p, PAGINATION, 50, copies=3)),
+    "sequences <= 0": (PAGINATION, lambda p: shift_sequences(p, PAGINATION, -60)),
+    "NULL sequence": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 3, "sequence", None)),
+    "text sequence": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 3, "sequence", "three")),
+    "not JSON": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 2, "message_json", "{not json\x1b[2J")),
+    "deep JSON": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 2, "message_json", deep_json())),
+    "unknown kind": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 2, "message_json", '[{"kind": 99}]')),
+    "bad timestamp": (KITCHEN_SINK, lambda p: bad_message_value(p, KITCHEN_SINK, 2, "started_at", "yesterday-ish")),
+    "not UTF-8": (KITCHEN_SINK, lambda p: bad_text(p, "raw_messages", "message_json", raw_id(p, KITCHEN_SINK, 2))),
+    "parent cycle": (DELEGATING_PARENT, lambda p: set_parent(p, DELEGATING_PARENT, GRANDCHILD)),
+}

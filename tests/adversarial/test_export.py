@@ -5,15 +5,15 @@ cycle ends, the store is unchanged; a restore refuses what it cannot reproduce i
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.adversarial import damage
+from tests.adversarial.damage import DAMAGES
 from tests.export.helpers import export_text
-from tests.support import CHILD, DELEGATING_PARENT, GRANDCHILD, KITCHEN, PAGINATION
+from tests.support import CHILD, DELEGATING_PARENT, GRANDCHILD, KITCHEN
 from zett_browser.export.restore import RestoreError, restore
 
 
@@ -23,20 +23,6 @@ def _ids(session: dict[str, Any], found: list[str]) -> None:
             _ids(item["session"], found)
         else:
             found.append(item["id"])
-
-
-DAMAGES: dict[str, tuple[str, Callable[[Path], object]]] = {
-    "duplicate sequences": (PAGINATION, lambda p: damage.duplicate_sequence(p, PAGINATION, 50, copies=3)),
-    "sequences <= 0": (PAGINATION, lambda p: damage.shift_sequences(p, PAGINATION, -60)),
-    "NULL sequence": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 3, "sequence", None)),
-    "text sequence": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 3, "sequence", "three")),
-    "not JSON": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 2, "message_json", "{not json\x1b[2J")),
-    "deep JSON": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 2, "message_json", damage.deep_json())),
-    "unknown kind": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 2, "message_json", '[{"kind": 99}]')),
-    "bad timestamp": (KITCHEN, lambda p: damage.bad_message_value(p, KITCHEN, 2, "started_at", "yesterday-ish")),
-    "not UTF-8": (KITCHEN, lambda p: damage.bad_text(p, "raw_messages", "message_json", damage.raw_id(p, KITCHEN, 2))),
-    "parent cycle": (DELEGATING_PARENT, lambda p: damage.set_parent(p, DELEGATING_PARENT, GRANDCHILD)),
-}
 
 
 @pytest.mark.parametrize("case", sorted(DAMAGES))

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
+
+from zett_browser.storage import (
+    AssistantMessage,
+    CompactedMessage,
+    SQLiteSessionStorage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)">x</a>'
 MARKDOWN = (
@@ -81,3 +91,32 @@ def own_links(links: list[tuple[str, str | None]]) -> bool:
     return all(
         value is not None and re.fullmatch(("#" if name == "href" else "") + ANCHOR, value) for name, value in links
     )
+
+
+SESSION = "hostile-session"
+#: A delegated session whose id, title and summary are hostile too (the table of contents).
+CHILD = 'child"><script>alert(5)</script>'
+#: A compaction summary that tries to leave its block: closing tags, a fence, a heading, escapes.
+SUMMARY = "</details></summary></pre>" + EVIL + "\n````\n" + MARKDOWN + ESCAPES
+
+
+async def hostile_store(path: Path) -> Path:
+    """A store whose one session (and its child) hold every hostile string above."""
+    storage = SQLiteSessionStorage(path)
+    try:
+        await storage.create_session(session_id=SESSION, title="<b>title</b>" + ESCAPES, agent_name="<i>agent</i>")
+        await storage.append(SESSION, "r1", UserMessage(content=EVIL + "\n" + MARKDOWN + ESCAPES), metadata={"k": EVIL})
+        call = ToolCall("c<1>", "read_<file>", {"path": EVIL, "note": "``````"})
+        await storage.append(
+            SESSION, "r1", AssistantMessage(content=MARKDOWN, reasoning=EVIL + ESCAPES, tool_calls=(call,))
+        )
+        result = ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN)
+        await storage.append(SESSION, "r1", result)
+        await storage.snapshot(SESSION, CompactedMessage(content=SUMMARY), 2, 0)
+        await storage.append(SESSION, "r2", UserMessage(content="after the summary"))
+        await storage.create_session(session_id=CHILD, parent_session_id=SESSION, title="[toc](javascript:x)" + EVIL)
+        await storage.append(CHILD, "r3", UserMessage(content="child " + MARKDOWN), parent_session_id=SESSION)
+        await storage.snapshot(CHILD, CompactedMessage(content=SUMMARY), 1, 0)
+    finally:
+        await storage.close()
+    return path

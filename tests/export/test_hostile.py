@@ -20,57 +20,21 @@ import pytest
 from tests.export.helpers import export_text
 from tests.export.hostile_helpers import (
     ANCHOR,
-    ESCAPES,
-    EVIL,
-    MARKDOWN,
     MD_OWN_ATTRIBUTES,
     MD_OWN_TAGS,
     OWN_ATTRIBUTES,
     OWN_TAGS,
+    SESSION,
     Elements,
+    hostile_store,
     own_links,
 )
 from zett_browser.export.markdown import literal
-from zett_browser.storage import (
-    AssistantMessage,
-    CompactedMessage,
-    SQLiteSessionStorage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
-
-SESSION = "hostile-session"
-#: A delegated session whose id, title and summary are hostile too (the table of contents).
-CHILD = 'child"><script>alert(5)</script>'
-#: A compaction summary that tries to leave its block: closing tags, a fence, a heading, escapes.
-SUMMARY = "</details></summary></pre>" + EVIL + "\n````\n" + MARKDOWN + ESCAPES
-
-
-async def _hostile_store(path: Path) -> Path:
-    storage = SQLiteSessionStorage(path)
-    try:
-        await storage.create_session(session_id=SESSION, title="<b>title</b>" + ESCAPES, agent_name="<i>agent</i>")
-        await storage.append(SESSION, "r1", UserMessage(content=EVIL + "\n" + MARKDOWN + ESCAPES), metadata={"k": EVIL})
-        call = ToolCall("c<1>", "read_<file>", {"path": EVIL, "note": "``````"})
-        await storage.append(
-            SESSION, "r1", AssistantMessage(content=MARKDOWN, reasoning=EVIL + ESCAPES, tool_calls=(call,))
-        )
-        result = ToolMessage(tool_call_id="c<1>", name="read_<file>", content=EVIL + "\n````\n" + MARKDOWN)
-        await storage.append(SESSION, "r1", result)
-        await storage.snapshot(SESSION, CompactedMessage(content=SUMMARY), 2, 0)
-        await storage.append(SESSION, "r2", UserMessage(content="after the summary"))
-        await storage.create_session(session_id=CHILD, parent_session_id=SESSION, title="[toc](javascript:x)" + EVIL)
-        await storage.append(CHILD, "r3", UserMessage(content="child " + MARKDOWN), parent_session_id=SESSION)
-        await storage.snapshot(CHILD, CompactedMessage(content=SUMMARY), 1, 0)
-    finally:
-        await storage.close()
-    return path
 
 
 @pytest.mark.parametrize("subtree", [False, True])
 async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path, subtree: bool) -> None:
-    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    store = await hostile_store(tmp_path / "hostile.sqlite3")
     text, _ = await export_text(store, SESSION, format="html", subtree=subtree)
     parser = Elements()
     parser.feed(text)
@@ -91,7 +55,7 @@ async def test_html_holds_no_element_or_attribute_from_the_store(tmp_path: Path,
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 async def test_html_in_a_real_headless_browser(tmp_path: Path) -> None:
-    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    store = await hostile_store(tmp_path / "hostile.sqlite3")
     text, _ = await export_text(store, SESSION, format="html", subtree=True)
     page = tmp_path / "export.html"
     page.write_text(text, encoding="utf-8")
@@ -139,7 +103,7 @@ def _own_blocks(markdown: str) -> str:
 
 @pytest.mark.parametrize("subtree", [False, True])
 async def test_markdown_escapes_or_fences_every_hostile_string(tmp_path: Path, subtree: bool) -> None:
-    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    store = await hostile_store(tmp_path / "hostile.sqlite3")
     text, report = await export_text(store, SESSION, format="md", subtree=subtree)
     assert "\x1b" not in text
     outside = _own_blocks(_outside_fences(text))
@@ -174,7 +138,7 @@ async def test_markdown_rendered_by_a_commonmark_parser_makes_no_element_from_th
     the hostile text is there literally."""
     from markdown_it import MarkdownIt
 
-    store = await _hostile_store(tmp_path / "hostile.sqlite3")
+    store = await hostile_store(tmp_path / "hostile.sqlite3")
     text, report = await export_text(store, SESSION, format="md", subtree=True)
     rendered = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     parser = Elements()

@@ -82,7 +82,7 @@ class BrowsingStore(Protocol):
         ...
 
     async def snapshot_origins(self, session_id: str, versions: Sequence[SnapshotMeta]) -> dict[int, Origin]:
-        """When and by what the newest snapshot versions were made (version -> origin)."""
+        """When and by what ``versions`` were made (the newest 200 of them; version -> origin)."""
         ...
 
     async def request_system_rows(

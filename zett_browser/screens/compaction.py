@@ -7,7 +7,7 @@ compacts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
@@ -17,6 +17,7 @@ from textual.worker import Worker
 from ..model import SnapshotInfo
 from ..model.compaction import SnapshotMeta
 from ..widgets.inspector import Inspector
+from ..widgets.versions import VersionList
 from .reads import Failed, Services
 from .watch import OpenSession
 
@@ -89,7 +90,6 @@ class CompactionViews:
     async def _saved_tokens(self, session_id: str, latest: SnapshotInfo | None) -> None:
         if latest is None:
             return
-        self.show_origins(session_id)
         boundary = latest.compacted_through_sequence
         compacted = await self._reader.fetch(self._store.text_size(session_id, through_sequence=boundary))
         state = self._open()
@@ -97,22 +97,23 @@ class CompactionViews:
             return
         self._inspector.show_saved(max(0, (compacted - len(latest.summary_text)) // 4))
 
-    def show_origins(self, session_id: str) -> Worker[None]:
-        """When and by what the open session's versions were made, on the inspector (decoration)."""
+    def show_origins(self, session_id: str, versions: Sequence[SnapshotMeta] | None = None) -> Worker[None]:
+        """When and by what versions of the open session were made, on the inspector (decoration):
+        ``versions`` (the list asks for the rows it paints), or those on screen again (None)."""
         return self._run(
-            partial(self._origins, session_id),
+            partial(self._origins, session_id, versions),
             name="show_origins",
             group="origins",
-            exclusive=True,
             description="show_origins",
             exit_on_error=False,
         )
 
-    async def _origins(self, session_id: str) -> None:
+    async def _origins(self, session_id: str, versions: Sequence[SnapshotMeta] | None) -> None:
         state = self._open()
         if state is None or state.node.session_id != session_id or not state.snapshots:
             return
-        found = await self._reader.quietly(self._store.snapshot_origins(session_id, state.snapshots), {}, "origins")
+        wanted = versions if versions is not None else self._inspector.query_one(VersionList).on_screen_window()
+        found = await self._reader.quietly(self._store.snapshot_origins(session_id, wanted), {}, "origins")
         state = self._open()
         if found and state is not None and state.node.session_id == session_id:
             self._inspector.show_origins(found)

@@ -198,6 +198,12 @@ class MainScreen(FrameHold, Screen[None]):
     def on_inspector_version_chosen(self, event: Inspector.VersionChosen) -> None:
         self.parts.pane.show_boundary(event.snapshot.compacted_through_sequence)
 
+    def on_version_list_origins_wanted(self, event: VersionList.OriginsWanted) -> None:
+        event.stop()
+        state = self.open
+        if state is not None:
+            self.parts.compaction.show_origins(state.node.session_id, event.versions)
+
     def on_version_list_diff_wanted(self, event: VersionList.DiffWanted) -> None:
         self.parts.compaction.diff(event.older, event.newer)
 

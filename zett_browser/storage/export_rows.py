@@ -18,7 +18,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select, type_coerce
@@ -62,6 +62,15 @@ def snapshot_of(row: Mapping[str, Any]) -> SnapshotInfo:
     for name in ("created_at", "updated_at"):
         converted[name] = _READER.process_result_value(row.get(name), None)
     return snapshot_info_from_row(converted)
+
+
+def _dicts(rows: Sequence[Mapping[Any, Any]]) -> list[dict[str, Any]]:
+    """Rows as dicts: names zipped with each row's values (``dict(mapping)`` looks each name
+    up again: three times slower, a third of a JSON export's read)."""
+    if not rows:
+        return []
+    names = list(rows[0].keys())
+    return [dict(zip(names, row.values(), strict=True)) for row in rows]
 
 
 def after_row(row: Mapping[str, Any]) -> Position:
@@ -109,7 +118,7 @@ async def stored_raw_page(reader: Reader, session_id: str, after: Position | Non
 
     async def work(connection: AsyncConnection) -> list[dict[str, Any]]:
         rows = await raw_keyset(reader, connection, _RAW, session_id, after, descending=False, limit=limit)
-        return [dict(row) for row in rows]
+        return _dicts(rows)
 
     return await reader.run(work)
 

@@ -70,7 +70,9 @@ class Inspector(Vertical):
         review.display = False  # shown when the session carries a pin, labels or a note
         yield review
         yield Static(Text("Snapshots", style="bold"), id="inspector-title")
-        yield VersionList(id="inspector-versions")
+        versions = VersionList(id="inspector-versions")
+        versions.wants_origins = True  # what made each version: read for the rows painted
+        yield versions
         yield Static(id="inspector-context")
         with VerticalScroll(id="inspector-summary-scroll"):
             yield Static(id="inspector-summary")
@@ -172,11 +174,12 @@ class Inspector(Vertical):
         self._update(context, text)
 
     def show_origins(self, origins: dict[int, Origin]) -> None:
-        """What made each version (read after the versions show): on their lines and the summary's."""
+        """What made these versions (read for the rows on screen): on their lines and the summary's."""
         versions = self.query_one(VersionList)
-        if origins == versions.origins:
+        merged = {**versions.origins, **origins}
+        if merged == versions.origins:
             return
-        versions.origins = origins
+        versions.origins = merged
         versions.invalidate()
         if self.summary_shown is not None:
             self._show_summary(self.summary_shown)

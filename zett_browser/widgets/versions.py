@@ -71,6 +71,14 @@ class VersionList(LineView, can_focus=True):
             super().__init__()
             self.meta = meta
 
+    class OriginsWanted(Message):
+        """Versions painted (or about to be) whose origin is not known yet: the screen reads
+        what made them (the rows on screen first, more as the list scrolls)."""
+
+        def __init__(self, versions: list[SnapshotMeta]) -> None:
+            super().__init__()
+            self.versions = versions
+
     class DiffWanted(Message):
         """``D``: diff ``older`` with ``newer`` (ordered by version)."""
 
@@ -88,6 +96,13 @@ class VersionList(LineView, can_focus=True):
         self._renderer = renderer
         #: What made each version (version number -> origin), read after the list shows.
         self.origins: dict[int, Origin] = {}
+        #: Whether painting a version without its origin asks for it (the inspector's list).
+        self.wants_origins = False
+        #: Versions whose origin was asked for (each once per list of versions).
+        self._asked: set[int] = set()
+        self._asking = False
+        #: The cursor is yet to be scrolled on screen (rows painted meanwhile are not asked for).
+        self._placing = False
         self._cache: dict[int, Strip] = {}
         self._width = 0
 
@@ -95,6 +110,7 @@ class VersionList(LineView, can_focus=True):
         """Replace the versions; the cursor goes to ``cursor`` (default: the latest)."""
         previous = self.versions[self.cursor].version if self.versions and cursor is None else None
         self.versions = list(versions)
+        self._asked.clear()
         self.marked = None if self.marked is None or self.marked >= len(self.versions) else self.marked
         self._cache.clear()
         self._resize()
@@ -130,6 +146,10 @@ class VersionList(LineView, can_focus=True):
     def on_resize(self) -> None:
         self._cache.clear()
         self._resize()
+        # Shown before it had a size (a session opened at start): the cursor (the latest
+        # version) is brought on screen once the list knows its height.
+        self._placing = True
+        self.call_after_refresh(self._scroll_to_cursor)
 
     def _strip(self, index: int, width: int) -> Strip:
         if width != self._width:
@@ -156,12 +176,38 @@ class VersionList(LineView, can_focus=True):
         if index >= len(self.versions):
             return Strip.blank(width, self.line_style)
         strip = self._strip(index, width)
+        if self.wants_origins and not self._asking and self.versions[index].version not in self.origins:
+            self._asking = True
+            self.call_after_refresh(self._ask_origins)
         fill = self.line_style
         if index == self.cursor:
             part = "versions--cursor" if self.has_focus else "versions--cursor-blurred"
             cursor = self.cursor_style(part)
             strip, fill = strip.apply_style(cursor), fill + cursor
         return strip.crop_extend(scroll_x, scroll_x + width, fill)
+
+    def _ask_origins(self) -> None:
+        """Ask for the origins not known of the rows on screen and a screen either side."""
+        if self._placing:  # the rows painted now are not the ones the reader will see
+            self.call_after_refresh(self._ask_origins)
+            return
+        self._asking = False
+        shown = self.visible_range()
+        margin = max(1, len(shown))
+        wanted = [
+            meta
+            for meta in self.versions[max(0, shown.start - margin) : shown.stop + margin]
+            if meta.version not in self.origins and meta.version not in self._asked
+        ]
+        if wanted:
+            self._asked.update(meta.version for meta in wanted)
+            self.post_message(self.OriginsWanted(wanted))
+
+    def on_screen_window(self) -> list[SnapshotMeta]:
+        """The versions on screen and a screen either side (what a refresh of origins reads)."""
+        shown = self.visible_range()
+        margin = max(1, len(shown))
+        return self.versions[max(0, shown.start - margin) : shown.stop + margin]
 
     def _move(self, index: int, *, announce: bool = False) -> None:
         if not self.versions:
@@ -181,6 +227,7 @@ class VersionList(LineView, can_focus=True):
             self.post_message(self.Highlighted(self.versions[self.cursor]))
 
     def _scroll_to_cursor(self) -> None:
+        self._placing = False
         height = self.scrollable_content_region.height or self.size.height or 1
         if not self.scroll_y <= self.cursor < self.scroll_y + height:
             self.scroll_to(y=max(0, self.cursor - height + 1), animate=False)
