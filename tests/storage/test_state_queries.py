@@ -24,6 +24,19 @@ async def test_last_rows_give_each_sessions_state(backend: Backend) -> None:
     assert found["no-such-session"] == [] and classify([]).kind is StateKind.EMPTY
 
 
+async def test_a_padded_read_gives_each_session_its_rows_once(backend: Backend) -> None:
+    """Three sessions are read as four (the statement's shape is cached by powers of two: the
+    last id is repeated); the repeat's rows are not counted twice."""
+    storage = backend.load_fixture("agent_run")
+    try:
+        padded = await storage.last_rows([AGENT_RUN_CHILD, "no-such-session", AGENT_RUN_ROOT])
+        alone = await storage.last_rows([AGENT_RUN_ROOT])
+    finally:
+        await storage.close()
+    assert [r.id for r in padded[AGENT_RUN_ROOT]] == [r.id for r in alone[AGENT_RUN_ROOT]]
+    assert len({r.id for r in padded[AGENT_RUN_ROOT]}) == len(padded[AGENT_RUN_ROOT]) == 1
+
+
 async def test_snapshot_origins_and_a_requests_system_rows(backend: Backend) -> None:
     storage = backend.load_fixture("agent_run")
     try:
