@@ -114,3 +114,25 @@ async def test_close_does_not_wait_forever_for_a_call_that_hangs() -> None:
     await calls.drain(timeout=0.2)
     assert loop.time() - started < 1.0
     assert not calls._tasks, "the hanging call was cancelled and forgotten"
+
+
+def test_a_close_on_a_new_loop_closes_the_pool_of_a_loop_that_is_gone(tmp_path: Path) -> None:
+    """The app's loop ended before its storage was closed (SIGTERM during the unmount's
+    close); ``run_app`` closes the storage again on a new loop. The gone loop's pool was let
+    go unclosed: each aiosqlite connection lives in a thread of its own, so its file stayed
+    open, and the -wal/-shm stayed beside the store (found by CI, one run in four)."""
+    from tests.adversarial.damage import copy_fixture
+    from zett_browser.storage import open_store
+
+    store = copy_fixture("storage_api", tmp_path)
+    before = listing(tmp_path)
+    storage = open_store(store)
+
+    async def browse() -> None:
+        await storage.list_roots(limit=1)
+
+    asyncio.run(browse())  # the loop is closed, its pool still holds a connection
+    assert open_files_under(tmp_path)
+    asyncio.run(storage.close())
+    assert open_files_under(tmp_path) == []
+    assert listing(tmp_path) == before

@@ -290,12 +290,22 @@ class Reader:
             if loop is current:
                 await self._drain_and_dispose(engine)
             elif loop.is_closed() or not loop.is_running():
-                await engine.dispose(close=False)
+                await self._dispose_orphan(engine)
             else:
                 future = asyncio.run_coroutine_threadsafe(self._drain_and_dispose(engine), loop)
                 await asyncio.wrap_future(future)
         if self._sidecars is not None:
             self._sidecars.release()  # remove the -wal/-shm our mode=ro browse created, if unused
+
+    @staticmethod
+    async def _dispose_orphan(engine: AsyncEngine) -> None:
+        """Close the pool of a loop that is gone, from this one. Its connections are not tied
+        to a loop (aiosqlite runs each in a thread of its own): let go unclosed, each kept its
+        file open, and with it the -wal/-shm the browse created, until the process ended."""
+        try:
+            await engine.dispose()
+        except Exception:  # noqa: BLE001 - a driver that cannot: let go of them at least
+            await engine.dispose(close=False)
 
     async def _drain_and_dispose(self, engine: AsyncEngine) -> None:
         """Let this loop's calls still in flight end (their callers may be gone), then
