@@ -14,7 +14,6 @@ Run ``python -m zett_browser.storage.contextgen`` after changing one of these qu
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from sqlalchemy import event
 
 from . import idprefix, prompts, schema
 from .browse import SQLSessionStorage
-from .startgen import MAX_OFFSET, SESSION, Spec, Template, build_store, template
+from .startgen import MAX_OFFSET, SESSION, Spec, Template, build_store, run_generator, template
 
 TARGET = Path(__file__).with_name("contextsql.py")
 PREFIX, REQUEST, ROW = "contextgen:prefix", "contextgen:request", "contextgen:row"
@@ -164,17 +163,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zett_browser.storage.contextgen", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in module is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        stale = not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text
-        print(f"{TARGET.name} is {'stale' if stale else 'up to date'}")
-        return 1 if stale else 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
-    return 0
+    return run_generator("python -m zett_browser.storage.contextgen", __doc__, render, TARGET, argv)
 
 
 if __name__ == "__main__":

@@ -212,18 +212,26 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zett_browser.storage.startgen", description=__doc__)
+def run_generator(
+    prog: str, description: str | None, render: Callable[[], str], target: Path, argv: list[str] | None
+) -> int:
+    """A generator's command line: write ``render()`` to ``target``, or with ``--check`` exit 1
+    when the checked-in module differs (``startgen`` and ``contextgen`` share it)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in module is stale")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
-        stale = not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text
-        print(f"{TARGET.name} is {'stale' if stale else 'up to date'}")
+        stale = not target.exists() or target.read_text(encoding="utf-8") != text
+        print(f"{target.name} is {'stale' if stale else 'up to date'}")
         return 1 if stale else 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_generator("python -m zett_browser.storage.startgen", __doc__, render, TARGET, argv)
 
 
 if __name__ == "__main__":
