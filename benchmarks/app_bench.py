@@ -767,8 +767,10 @@ def ensure_heavy(directory: Path) -> Path:
 
 
 def _stores(directory: Path, quick: bool) -> Iterator[tuple[str, Path]]:
-    yield "10k", directory / "10k-v2.sqlite3"  # run.py CACHE_NAMES
-    yield ("100k", directory / "100k.sqlite3") if quick else ("1M", directory / "1M.sqlite3")
+    from benchmarks.bigstore import cached
+
+    yield "10k", cached("10k", directory)
+    yield ("100k", cached("100k", directory)) if quick else ("1M", cached("1M", directory))
 
 
 def main() -> int:

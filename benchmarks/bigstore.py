@@ -4,10 +4,18 @@ Rows are bulk-inserted with the standard library's sqlite3 into the schema zett-
 declares (identical to zett-agent's), with ``message_json`` produced by the same envelope
 codec and timestamps in SQLAlchemy's SQLite text format, so zett-agent reads the result.
 
-Shape of a store of N messages: one session of ``big`` messages (the deep Raw Log), one
-root with ``fanout`` delegated children, every tenth session compacted (a snapshot per
-40 messages), about one tool output in 500 of 100 KB, and the rest spread over ``sessions``
-sessions (a third of them delegated children of earlier ones).
+Shape of a store of N messages: one session of ``big`` messages (the deep Raw Log,
+compacted every 200 messages), one root with ``fanout`` delegated children, every tenth
+session compacted (a snapshot per 40 messages), about one tool output in 250 of 100 KB, and
+the rest spread over ``sessions`` sessions (a third of them delegated children of earlier
+ones).
+
+What :func:`build` writes looks like real use (issue 29): words drawn from a Zipf-like
+vocabulary (a few very common words, a long tail of rare ones: :data:`REALISTIC`), message
+lengths from a log-normal spread (most short, some long), and each session's steps priced
+by a model the price table knows (a few sessions run a local model it does not). The
+compacted store of issue 13 and the compare benchmark keep the plain words
+(:data:`PLAIN`), so their figures stay comparable across runs.
 
     python benchmarks/bigstore.py OUT.sqlite3 --messages 1000000 --sessions 10000
 """
@@ -15,10 +23,13 @@ sessions (a third of them delegated children of earlier ones).
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 import random
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -36,6 +47,18 @@ WORDS = (
 BIG_SESSION = "00000000-0000-7000-8000-00000000b16b"
 FANOUT_ROOT = "00000000-0000-7000-8000-0000000fa40c"
 HEAVY_SESSION = "00000000-0000-7000-8000-0000000eea71"
+#: Where ``run.py`` builds its stores once and the other benchmarks find them.
+CACHE = Path.home() / ".cache" / "zett-browser-bench"
+#: Each store's cached file name. A store whose shape changes gets a new name, so that an old
+#: cache is never measured as the new shape ("-v3": the realistic text of issue 29).
+CACHE_NAMES = {"10k": "10k-v3", "100k": "100k-v3", "1M": "1M-v3", "5M": "5M-v3"}
+
+
+def cached(name: str, directory: Path = CACHE) -> Path:
+    """The cached file of the store ``name`` ("10k", "1M"...) in ``directory``."""
+    return directory / f"{CACHE_NAMES.get(name, name)}.sqlite3"
+
+
 #: A 100 KB tool output (102,400 characters, 1,024 lines), as in the big stores.
 HUGE_OUTPUT = ("x" * 99 + "\n") * 1024
 RAW_SQL = (
@@ -55,19 +78,96 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words))
 
 
-def _messages(rng: random.Random, count: int) -> Iterator[tuple[int, object, str, str | None, tuple[int, ...] | None]]:
+def _tail_words(count: int, seed: int = 29) -> list[str]:
+    """``count`` distinct made-up words (syllables of letters), the vocabulary's rare tail."""
+    rng = random.Random(seed)
+    onsets, vowels, codas = "bdfgklmnprstvz", "aeiou", ["", "", "n", "r", "s", "l", "k"]
+    seen = set(WORDS)
+    words: list[str] = []
+    while len(words) < count:
+        word = "".join(rng.choice(onsets) + rng.choice(vowels) + rng.choice(codas) for _ in range(rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+@dataclass(frozen=True)
+class Words:
+    """How generated text is made: which words, and how many per message part.
+
+    ``vocabulary`` is ranked (most common first) and drawn with Zipf weights 1/rank^``exponent``
+    when ``exponent`` is set, uniformly otherwise. A part's length is uniform in ``spans[part]``
+    (plain) or log-normal around it (median, spread; realistic), clipped to ``limit`` words.
+    """
+
+    vocabulary: tuple[str, ...]
+    spans: dict[str, tuple[float, float]]
+    exponent: float | None = None
+    limit: int = 4_000
+    models: tuple[tuple[str, str, float], ...] = (("p", "m", 1.0),)
+
+    def __post_init__(self) -> None:
+        weights = [1 / rank**self.exponent for rank in range(1, len(self.vocabulary) + 1)] if self.exponent else None
+        object.__setattr__(self, "_cumulative", list(itertools.accumulate(weights)) if weights else None)
+
+    def count(self, rng: random.Random, part: str) -> int:
+        low, high = self.spans[part]
+        if self.exponent is None:
+            return rng.randint(int(low), int(high))
+        return max(1, min(self.limit, round(rng.lognormvariate(math.log(low), high))))
+
+    def text(self, rng: random.Random, part: str) -> str:
+        count = self.count(rng, part)
+        cumulative = self._cumulative  # type: ignore[attr-defined]
+        if cumulative is None:
+            return " ".join(rng.choice(self.vocabulary) for _ in range(count))
+        return " ".join(rng.choices(self.vocabulary, cum_weights=cumulative, k=count))
+
+    def model(self, rng: random.Random) -> tuple[str, str]:
+        """A session's provider and model, drawn by the models' shares."""
+        provider, model, _ = rng.choices(self.models, weights=[share for *_, share in self.models])[0]
+        return provider, model
+
+
+#: The words the stores had before issue 29: 24 words ("the" 7 times in 32), each in most
+#: messages; uniform lengths.
+PLAIN = Words(tuple(WORDS), {"user": (10, 60), "reasoning": (20, 80), "tool": (40, 200), "reply": (20, 120)})
+#: Realistic text: the plain words as the common head of a Zipf-like vocabulary of 100,000
+#: words (exponent 1.05: "the" is ~1 word in 10, the rarest appear a few dozen times in 1M
+#: messages), log-normal lengths (median, sigma: most messages short, a few thousands of
+#: words), and models the price table knows, with 5 % of sessions on a local model it does not.
+REALISTIC = Words(
+    tuple(dict.fromkeys(WORDS)) + tuple(_tail_words(100_000)),
+    {"user": (24, 0.9), "reasoning": (40, 0.8), "tool": (70, 1.1), "reply": (50, 0.9)},
+    exponent=1.05,
+    models=(
+        ("anthropic", "claude-sonnet-4-5", 0.40),
+        ("anthropic", "claude-haiku-4-5", 0.20),
+        ("openai", "gpt-5", 0.15),
+        ("openai", "gpt-4o-mini", 0.10),
+        ("google", "gemini-2.5-flash", 0.10),
+        ("local", "llama-3.1-8b", 0.05),
+    ),
+)
+
+
+def _messages(
+    rng: random.Random, count: int, words: Words = PLAIN, model: tuple[str, str] = ("p", "m")
+) -> Iterator[tuple[int, object, str, str | None, tuple[int, ...] | None]]:
     """Yield (kind, message, content, tool_name, usage) cycling user → assistant → tool → assistant."""
+    provider, name = model
     for index in range(count):
         phase = index % 4
         if phase == 0:
-            text = _text(rng, rng.randint(10, 60))
+            text = words.text(rng, "user")
             yield 2, UserMessage(content=text), text, None, None
         elif phase == 1:
             call = ToolCall(f"call_{index}", "read_file", {"path": f"src/module_{index % 97}.py"})
-            reasoning = _text(rng, rng.randint(20, 80))
+            reasoning = words.text(rng, "reasoning")
             yield (
                 3,
-                AssistantMessage(content="", reasoning=reasoning, tool_calls=(call,), provider="p", model="m"),
+                AssistantMessage(content="", reasoning=reasoning, tool_calls=(call,), provider=provider, model=name),
                 "",
                 None,
                 (
@@ -80,7 +180,7 @@ def _messages(rng: random.Random, count: int) -> Iterator[tuple[int, object, str
             )
         elif phase == 2:
             huge = rng.random() < 0.002 * 2
-            body = HUGE_OUTPUT if huge else _text(rng, rng.randint(40, 200))
+            body = HUGE_OUTPUT if huge else words.text(rng, "tool")
             yield (
                 4,
                 ToolMessage(tool_call_id=f"call_{index - 1}", name="read_file", content=body),
@@ -89,10 +189,10 @@ def _messages(rng: random.Random, count: int) -> Iterator[tuple[int, object, str
                 None,
             )
         else:
-            text = _text(rng, rng.randint(20, 120))
+            text = words.text(rng, "reply")
             yield (
                 3,
-                AssistantMessage(content=text, provider="p", model="m"),
+                AssistantMessage(content=text, provider=provider, model=name),
                 text,
                 None,
                 (1200 + index % 5000, 90, 900, 0, 0),
@@ -112,8 +212,23 @@ def _new_store(path: Path) -> sqlite3.Connection:
     return db
 
 
-def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, seed: int = 7) -> None:
-    """Write a new store at ``path`` with about ``messages`` messages."""
+#: The deep session is compacted every this many messages (500 versions at 100,000).
+BIG_EVERY = 200
+
+
+def build(
+    path: Path,
+    *,
+    messages: int,
+    sessions: int,
+    big: int,
+    fanout: int,
+    seed: int = 7,
+    words: Words = REALISTIC,
+    big_every: int = BIG_EVERY,
+) -> None:
+    """Write a new store at ``path`` with about ``messages`` messages (the deep session
+    compacted every ``big_every`` messages; 0: never)."""
     db = _new_store(path)
     rng = random.Random(seed)
     start = datetime(2026, 1, 1, tzinfo=UTC)
@@ -134,7 +249,9 @@ def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, se
         created = clock
         batch = []
         snapshots: list[tuple[object, ...]] = []
-        for sequence, (kind, message, content, tool_name, usage) in enumerate(_messages(rng, count), start=1):
+        every = big_every if session_id == BIG_SESSION else 40 if number % 10 == 0 else 0
+        steps = _messages(rng, count, words, words.model(rng))
+        for sequence, (kind, message, content, tool_name, usage) in enumerate(steps, start=1):
             clock += timedelta(milliseconds=rng.randint(50, 4000))
             stamp = _stamp(clock)
             batch.append(
@@ -163,14 +280,14 @@ def build(path: Path, *, messages: int, sessions: int, big: int, fanout: int, se
                     stamp,
                 )
             )
-            if number % 10 == 0 and sequence % 40 == 0 and sequence < count:
-                summary = CompactedMessage(content=f"Summary through {sequence}: " + _text(rng, 60))
+            if every and sequence % every == 0 and sequence < count:
+                summary = CompactedMessage(content=f"Summary through {sequence}: " + words.text(rng, "reply"))
                 snapshots.append(
                     (new_uuid7(), session_id, len(snapshots) + 1, sequence, encode_messages([summary]), stamp, stamp)
                 )
         db.executemany(RAW_SQL, batch)
         db.executemany("insert into session_snapshots values (?,?,?,?,?,?,?)", snapshots)
-        title = None if parent else _text(rng, 5).capitalize()
+        title = None if parent else " ".join(words.text(rng, "user").split()[:5]).capitalize()
         session_rows.append(
             (session_id, parent, 0, title, "coder" if not parent else "researcher", _stamp(created), _stamp(clock))
         )

@@ -45,7 +45,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-BIG = Path.home() / ".cache" / "zett-browser-bench" / "1M.sqlite3"
+from benchmarks.bigstore import cached  # noqa: E402
+
+BIG = cached("1M")
 FULL = (
     "import sys, zett_browser.cli.index as c; c.fresh_index = lambda *a: None\n"
     "from zett_browser.__main__ import main\nraise SystemExit(main(sys.argv[1:]))"

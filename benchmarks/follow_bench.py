@@ -363,8 +363,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=5.0)
     parser.add_argument("--idle-seconds", type=float, default=30.0)
     parser.add_argument("--stores", type=Path, default=Path.home() / ".cache" / "zett-browser-bench")
-    parser.add_argument("--small", default="10k-v2.sqlite3")
-    parser.add_argument("--large", default="1M.sqlite3")
+    parser.add_argument("--small", default="10k-v3.sqlite3", help="bigstore.CACHE_NAMES")
+    parser.add_argument("--large", default="1M-v3.sqlite3")
     parser.add_argument("--busy", action="store_true", help="also the busy run (2,500 versions, 100 expanded nodes)")
     args = parser.parse_args()
     if args.child:

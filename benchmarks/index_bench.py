@@ -46,7 +46,7 @@ QUERIES = [
     ("negation", "retry -payment", None),
     ("qualifier only: kind", "kind:tool", None),
     ("qualifier only: tool", "tool:read_file", None),
-    ("qualifier only: model", "model:m", None),
+    ("qualifier only: model", "model:gpt-5", None),
     ("qualifier only: agent", "agent:researcher", None),
     ("has:snapshot", "has:snapshot", None),
     ("tokens", "tokens:>1500", None),

@@ -7,7 +7,7 @@ coverage by construction and none of the build's other work (decoding the store,
 facts, usage totals, the docs table). Each build goes into a new directory (cold); the
 load average is printed beside each figure, as the machine is shared.
 
-    python benchmarks/index_floor.py --store ~/.cache/zett-browser-bench/1M.sqlite3
+    python benchmarks/index_floor.py --store ~/.cache/zett-browser-bench/1M-v3.sqlite3
 """
 
 from __future__ import annotations

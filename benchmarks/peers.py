@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.app_bench import Tmux, _first_page_shown, make_plan  # noqa: E402
+from benchmarks.bigstore import cached  # noqa: E402
 
 STORES = Path.home() / ".cache" / "zett-browser-bench"
 
@@ -95,7 +96,7 @@ def peer_first_screens(store: Path, reps: int) -> tuple[list[str], dict[str, Any
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--store", type=Path, default=STORES / "1M.sqlite3")
+    parser.add_argument("--store", type=Path, default=cached("1M", STORES))
     args = parser.parse_args()
     rows, extra = peer_first_screens(args.store, args.reps)
     if rows:

@@ -6,7 +6,7 @@ Textual imports anyway); ``preflight_ms`` and ``all_ms`` count from ``QuickStart
 ``--exact`` decodes with the storage's pydantic decoder (its import not counted), an
 upper bound until the fast decoder is merged. Usage::
 
-    python -m benchmarks.quickstart_bench ~/.cache/zett-browser-bench/1M.sqlite3 [--runs 5] [--session ID]
+    python -m benchmarks.quickstart_bench ~/.cache/zett-browser-bench/1M-v3.sqlite3 [--runs 5] [--session ID]
 
 The store is only read (``mode=ro``); the -wal/-shm files a read of a WAL store creates
 are removed afterwards when that is safe, as the browser does.

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from benchmarks.app_bench import app_checks, app_figures, ensure_heavy, print_tables  # noqa: E402
-from benchmarks.bigstore import COMPACTED_SESSION, build  # noqa: E402
+from benchmarks.bigstore import COMPACTED_SESSION, build, cached  # noqa: E402
 from benchmarks.compacted_open import TARGET_MS, ensure_compacted, measure  # noqa: E402
 from benchmarks.follow_bench import busy_checks, busy_rows, follow_checks, follow_rows  # noqa: E402
 from benchmarks.peers import peer_first_screens  # noqa: E402
@@ -47,20 +47,18 @@ LARGE = dict(messages=1_000_000, sessions=10_000, big=100_000, fanout=1_000)
 QUICK = dict(messages=100_000, sessions=1_000, big=20_000, fanout=1_000)
 #: ``--scale``: start-up and storage at 5M messages (8.5 GB, ~8 minutes to build once).
 SCALE = dict(messages=5_000_000, sessions=50_000, big=100_000, fanout=1_000)
-#: The cached file of a store whose shape changed gets a new name, so it is built again.
-CACHE_NAMES = {"10k": "10k-v2"}
 
 
 def ensure_store(directory: Path, name: str, shape: dict[str, int]) -> Path:
-    """The store ``name`` (cached as ``directory/<cache name>.sqlite3``), built once with ``shape``."""
-    name = CACHE_NAMES.get(name, name)
-    path = directory / f"{name}.sqlite3"
+    """The store ``name`` (cached as ``bigstore.cached(name, directory)``), built once with ``shape``."""
+    path = cached(name, directory)
+    name = path.name.removesuffix(".sqlite3")
     if not path.exists():
         started = time.perf_counter()
         partial = directory / f"{name}.partial.sqlite3"
         for leftover in directory.glob(f"{name}.partial.sqlite3*"):
             leftover.unlink()
-        build(partial, **shape)
+        build(partial, messages=shape["messages"], sessions=shape["sessions"], big=shape["big"], fanout=shape["fanout"])
         partial.rename(path)
         print(f"built {path.name}: {path.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - started:.0f} s")
     return path

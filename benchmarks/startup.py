@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.app_bench import Plan, run_child  # noqa: E402
-from benchmarks.bigstore import BIG_SESSION, FANOUT_ROOT  # noqa: E402
+from benchmarks.bigstore import BIG_SESSION, FANOUT_ROOT, cached  # noqa: E402
 
 #: Modules whose presence at first paint says a heavy part was imported before it was needed.
 HEAVY = ("sqlalchemy.orm", "pydantic.main", "rich.markdown", "asyncpg", "zett_browser.index")
@@ -68,7 +68,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--store", type=Path, action="append", help="a store (repeatable; default: the 1M store)")
     args = parser.parse_args()
-    paths = args.store or [Path.home() / ".cache" / "zett-browser-bench" / "1M.sqlite3"]
+    paths = args.store or [cached("1M")]
     rows, ratios = startup_rows({path.stem: path for path in paths}, args.reps)
     print("| figure | unit | min | median | max |\n|---|---|---|---|---|")
     print("\n".join(rows))

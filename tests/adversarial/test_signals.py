@@ -41,7 +41,8 @@ def big_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("signals") / "store"
     directory.mkdir()
     path = directory / "sessions.sqlite3"
-    build(path, messages=MESSAGES, sessions=60, big=BIG, fanout=10)
+    # The deep session uncompacted: `context` then prints all of it, so a signal lands mid-print.
+    build(path, messages=MESSAGES, sessions=60, big=BIG, fanout=10, big_every=0)
     return path
 
 
