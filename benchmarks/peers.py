@@ -6,14 +6,17 @@ harlequin (a Textual SQL IDE with a SQLite adapter) is installed with pip in a v
 own next to the cached stores (``harlequin-venv``), never in zett-browser's; when that
 fails (no network, no wheel) the row is skipped with a note. Both programs start in a
 detached 160×45 pane of a private tmux server (``app_bench.Tmux``), one right after the
-other in each repetition. zett-browser's first screen is its tree and first Raw Log page
-(as in ``app_bench.py``); harlequin's is its data catalog showing the store's database and
-the query editor's "Run Query" button. harlequin opens the store with ``--read-only``.
+other in each repetition, in ABBA order (zett-browser first in odd repetitions, harlequin
+first in even ones), with the machine's load average beside the figures. zett-browser's
+first screen is its tree and first Raw Log page (as in ``app_bench.py``); harlequin's is
+its data catalog showing the store's database and the query editor's "Run Query" button.
+harlequin opens the store with ``--read-only``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -65,16 +68,27 @@ def peer_first_screens(store: Path, reps: int) -> tuple[list[str], dict[str, Any
     ours: list[float] = []
     theirs: list[float] = []
     ratios: list[float] = []
+    loads: list[float] = []
     tmux = Tmux()
+
+    def ours_once() -> None:
+        started = tmux.start(f"exec {app} {store}")
+        ours.append(tmux.wait_for(_first_page_shown(plan), started))
+        tmux.stop()
+
+    def theirs_once() -> None:
+        started = tmux.start(f"exec {harlequin} -a sqlite --read-only {store}")
+        theirs.append(tmux.wait_for(_harlequin_shown, started))
+        time.sleep(0.5)
+        tmux.stop()
+
     try:
         for rep in range(reps):
-            started = tmux.start(f"exec {app} {store}")
-            ours.append(tmux.wait_for(_first_page_shown(plan), started))
-            tmux.stop()
-            started = tmux.start(f"exec {harlequin} -a sqlite --read-only {store}")
-            theirs.append(tmux.wait_for(_harlequin_shown, started))
-            time.sleep(0.5)
-            tmux.stop()
+            # ABBA: the program that starts second meets a warmer page cache and a machine
+            # settled by the first, so the order alternates between repetitions.
+            loads.append(os.getloadavg()[0])
+            for run in (ours_once, theirs_once) if rep % 2 == 0 else (theirs_once, ours_once):
+                run()
             ratios.append(ours[-1] / theirs[-1])
             print(f"  peer repetition {rep + 1}/{reps} done", file=sys.stderr, flush=True)
     finally:
@@ -88,7 +102,8 @@ def peer_first_screens(store: Path, reps: int) -> tuple[list[str], dict[str, Any
     rows = [
         row("first screen, zett-browser (tree + first page)", ours),
         row("first screen, harlequin (catalog + editor)", theirs),
-        row("zett-browser ÷ harlequin, same repetition", ratios, "×", 2),
+        row("zett-browser ÷ harlequin, same repetition (ABBA order)", ratios, "×", 2),
+        row("machine load (1-minute average) at each repetition", loads, "", 2),
     ]
     return rows, {"ratio": statistics.median(ratios), "notes": notes}
 
