@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from benchmarks.bigstore import cached  # noqa: E402
+from benchmarks.bigstore import REALISTIC, cached  # noqa: E402
 
 BIG = cached("1M")
 FULL = (
@@ -88,7 +88,9 @@ rows = db.execute("SELECT id, sequence, message_json FROM raw_messages WHERE ses
                   " ORDER BY sequence, id", (s, floor)).fetchall()
 print(sum(len(json.loads(row[2])) for row in rows))
 """
-SEARCHES = {"rare word": "idempotency", "common word": "the", "two words": "payment retry"}
+#: A rare word: the 20,000th of the tail of ``bigstore.REALISTIC``'s vocabulary (in about one
+#: message of 5,000), a common one and two words.
+SEARCHES = {"rare word": REALISTIC.vocabulary[24 + 20_000], "common word": "the", "two words": "payment retry"}
 
 
 def _cpu() -> float:
@@ -177,22 +179,21 @@ def _indexed_cases(cases: dict[str, dict[str, list[str]]], python: str, store: P
     return build
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--store", type=Path, default=None)
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
-    parser.add_argument("--only", default=None, help="only the cases whose name starts with this (e.g. context)")
-    args = parser.parse_args()
+Figures = dict[tuple[str, str], list[float]]
+
+
+def measure(store: Path, rounds: int, only: str | None = None) -> tuple[list[str], Figures]:
+    """Time every case on ``store``, interleaved: the markdown lines and the wall figures
+    (``(case, variant)`` -> milliseconds per process)."""
     python = sys.executable
     # Bytecode first, as an installed package has it: with PYTHONDONTWRITEBYTECODE set and no
     # __pycache__, every fresh process would compile our modules again (~10-30 ms).
     compileall.compile_dir(Path(__file__).parents[1] / "zett_browser", quiet=1)
     with tempfile.TemporaryDirectory(prefix="zett-cli-bench-") as temp:
         work = Path(temp)
-        store = _store(args.store, work)
+        store = _store(store, work)
         cases: dict[str, dict[str, list[str]]] = {}
-        build = _indexed_cases(cases, python, store, work) if _wanted(args.only, ("search", "usage")) else None
+        build = _indexed_cases(cases, python, store, work) if _wanted(only, ("search", "usage")) else None
         session = _compacted_session(store)
         for flags in ([], ["--json"]):
             cli = ["context", str(store), "--session", session, *flags]
@@ -202,11 +203,11 @@ def main() -> int:
                 "floor": [python, "-c", FLOOR_CONTEXT, str(store), session],
             }
         cases["interpreter alone"] = {"floor": [python, "-c", "pass"]}
-        if args.only:
-            cases = {name: case for name, case in cases.items() if name.startswith((args.only, "interpreter"))}
-        figures: dict[tuple[str, str], list[float]] = {}
-        cpu: dict[tuple[str, str], list[float]] = {}
-        for _ in range(args.rounds):  # interleaved: each round runs every variant once
+        if only:
+            cases = {name: case for name, case in cases.items() if name.startswith((only, "interpreter"))}
+        figures: Figures = {}
+        cpu: Figures = {}
+        for _ in range(rounds):  # interleaved: each round runs every variant once
             for case, variants in cases.items():
                 for variant, command in variants.items():
                     wall, used = _wall(command)
@@ -216,7 +217,7 @@ def main() -> int:
     lines = [
         f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB);"
         + (f" index built cold in {build:.1f} s;" if build is not None else " no index built;")
-        + f" {args.rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
+        + f" {rounds} fresh processes per figure; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
         "",
         "| command | fast (shipped) | full path | floor (python + sqlite3) | ripgrep over JSONL | fast / floor"
         " | CPU median: fast / full / floor |",
@@ -238,10 +239,36 @@ def main() -> int:
             for variant in ("fast", "full", "floor")
         )
         lines.append(f"| {case} | " + " | ".join(row) + f" | {ratio} | {cpu_cell} ms |")
+    return lines, figures
+
+
+def checks(figures: Figures) -> list[tuple[str, float, float]]:
+    """Issue 29's targets: each command's fast path <= 100 ms and <= 2x its floor (medians)."""
+    out = []
+    for case in dict.fromkeys(case for case, variant in figures if variant == "fast"):
+        fast = statistics.median(figures[(case, "fast")])
+        out.append((f"{case}: fresh process <= 100 ms", fast, 100.0))
+        if (case, "floor") in figures:
+            out.append(
+                (f"{case}: <= 2x python + sqlite3 floor", fast / statistics.median(figures[(case, "floor")]), 2.0)
+            )
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    parser.add_argument("--only", default=None, help="only the cases whose name starts with this (e.g. context)")
+    args = parser.parse_args()
+    lines, figures = measure(args.store, args.rounds, args.only)
     text = "\n".join(lines)
     print(text)
     if args.markdown is not None:
         args.markdown.write_text(text + "\n", encoding="utf-8")
+    missed = [label for label, value, limit in checks(figures) if value > limit]
+    print("\n" + ("\n".join(f"MISS: {label}" for label in missed) or "every target met"))
     return 0
 
 

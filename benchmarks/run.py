@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--rounds 30] [--app-reps 5] [--stores DIR] [--quick]
                              [--no-app | --app-only] [--no-tmux] [--scale]
-                             [--no-follow] [--no-peers]
+                             [--no-follow] [--no-peers] [--no-floors]
 
 Builds (once, cached in ``--stores``) a 10k-message and a 1M-message store (and a small
 store whose every message is a 100 KB tool output), times zett-browser's storage queries and
@@ -15,7 +15,10 @@ The app part also times start-up interleaved with the bare app (``startup.py``),
 store real zett-agent writes to (``follow_bench.py``) and times a peer's first screen on
 the same store (``peers.py``: harlequin, in a venv of its own; skipped with a note when it
 cannot be installed). With the storage figures it times ``--redact`` on long runs
-(``redact_bench.py``). Progress goes to stderr; stdout holds only the tables.
+(``redact_bench.py``), and issue 29's figures next to their floors (``floors.py``: index build
+vs one ``INSERT … SELECT``, subcommands vs a Python + sqlite3 script and ripgrep, JSON export
+vs ``sqlite3 -json``, time travel vs zett-agent's ``load()``, a cold start onto 2,500 versions).
+Progress goes to stderr; stdout holds only the tables.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from benchmarks import floors  # noqa: E402
 from benchmarks.app_bench import app_checks, app_figures, ensure_heavy, print_tables  # noqa: E402
 from benchmarks.bigstore import COMPACTED_SESSION, build, cached  # noqa: E402
 from benchmarks.compacted_open import TARGET_MS, ensure_compacted, measure  # noqa: E402
@@ -83,6 +87,7 @@ def main() -> int:
     parser.add_argument("--scale", action="store_true", help="also a 5M-message store: start-up and storage")
     parser.add_argument("--no-follow", action="store_true", help="skip following a store zett-agent writes to")
     parser.add_argument("--no-peers", action="store_true", help="skip the peers' first screen (harlequin)")
+    parser.add_argument("--no-floors", action="store_true", help="skip issue 29's figures next to their floors")
     args = parser.parse_args()
     started = time.perf_counter()
     args.stores.mkdir(parents=True, exist_ok=True)
@@ -98,6 +103,11 @@ def main() -> int:
     if not args.app_only:
         checks += storage_part(args, paths, shapes, large_name)
         checks += redact_part(rounds=5)  # export --redact on long runs (redact_bench.py)
+        if not args.no_floors:  # issue 29: the figures next to their floors (floors.py)
+            index_stores = {name: path for name, path in paths.items() if name in (large_name, "5M")}
+            checks += floors.index_part(index_stores, large_name)
+            checks += floors.subcommand_part(paths[large_name], rounds=9)
+            checks += floors.export_part()
     if not args.no_app:
         app_paths = {name: path for name, path in paths.items() if name != "5M"}
         heavy = ensure_heavy(args.stores)
@@ -110,6 +120,9 @@ def main() -> int:
         print("| figure | min | median | max |\n|---|---|---|---|")
         print(row("open the 2,500-version session (ms)", opens))
         checks.append((f"2,500-version session opens <= {TARGET_MS:.0f} ms", summarize(opens)[1], TARGET_MS))
+        if not args.no_floors:
+            checks += floors.time_travel_part(ensure_compacted(args.stores))
+            checks += floors.cold_part(ensure_compacted(args.stores), args.app_reps)
         checks += start_part(args, paths, large_name)
         if not args.no_follow:
             checks += follow_part(paths["10k"], paths[large_name], large_name, ensure_compacted(args.stores))
