@@ -34,11 +34,18 @@ PROBE = textwrap.dedent(
 )
 
 
-def _search(store: Path, index_dir: Path, query: str, *, storage: bool = False) -> tuple[str, bool]:
+#: PROBE with the stdlib labels turned off: untitled sessions are named through the storage.
+STORAGE_LABELS = "import zett_browser.cli.index as c; c._quick_labelled = lambda *a: None\n" + PROBE
+
+
+def _search(
+    store: Path, index_dir: Path, query: str, *, storage: bool = False, storage_labels: bool = False
+) -> tuple[str, bool]:
     """The CLI's hits for ``query`` and whether it synced (``storage``: whether it loaded the
-    SQL storage at all, which untitled sessions' labels need)."""
+    SQL storage at all; ``storage_labels``: name untitled sessions through the storage)."""
+    probe = STORAGE_LABELS if storage_labels else PROBE
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, "search", str(store), query, "--index-dir", str(index_dir), "--limit", "500"],
+        [sys.executable, "-c", probe, "search", str(store), query, "--index-dir", str(index_dir), "--limit", "500"],
         capture_output=True,
         text=True,
         check=False,
@@ -165,13 +172,31 @@ async def test_usage_reads_an_unchanged_index_without_the_storage(tmp_path: Path
 
 
 async def test_hits_in_titled_sessions_need_no_storage_at_all(tmp_path: Path) -> None:
-    """Labels of titled sessions come from the index; untitled ones (the runtime writes no
-    title) open the store for what their parent asked or their first prompt."""
+    """Labels of titled sessions come from the index."""
     store = copy_fixture("storage_api", tmp_path / "store")
     await build(store, tmp_path / "index")
     hits, loaded = _search(store, tmp_path / "index", "session:0193a5c0-0000-7000-8000-000000000004", storage=True)
     assert not loaded and hits
+
+
+async def test_hits_in_untitled_sessions_are_named_through_the_stdlib_driver_as_the_storage_names_them(
+    tmp_path: Path, real_stores: RealStores
+) -> None:
+    """Untitled sessions (the runtime writes no title) are named by what their parent asked or
+    their first prompt, read through the stdlib driver: no SQL storage loaded, the same
+    lines as when the storage names them, and nothing left beside the store."""
     agent_run = copy_fixture("agent_run", tmp_path / "store")
-    await build(agent_run, tmp_path / "index")
-    hits, loaded = _search(agent_run, tmp_path / "index", "the", storage=True)
-    assert loaded and hits
+    main = tmp_path / "real" / "main.sqlite3"
+    children = tmp_path / "real" / "children.sqlite3"
+    main.parent.mkdir()
+    shutil.copyfile(real_stores.main, main)
+    shutil.copyfile(real_stores.children, children)
+    for store, query in ((agent_run, "the"), (main, "the"), (children, "the")):
+        index_dir = tmp_path / f"index-{store.name}"
+        await build(store, index_dir)
+        before = _sidecars(store)
+        quick, loaded = _search(store, index_dir, query, storage=True)
+        assert not loaded and quick, store.name
+        named, loaded = _search(store, index_dir, query, storage=True, storage_labels=True)
+        assert loaded and named == quick, store.name
+        assert _sidecars(store) == before

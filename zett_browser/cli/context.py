@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 from ..model import RawMessageRecord
+from ..startup.lifecycle import drive
 from ..storage.errors import StoreError
 from ..storage.sqlitefile import sqlite_path
 from ..text import clean, one_line
@@ -36,7 +37,6 @@ from .args import OneLineParser, add_store, bounded, closed_pipe
 if TYPE_CHECKING:
     from ..model.store import BrowsingStore
 
-T = TypeVar("T")
 
 #: Characters of each message's text the listing shows.
 PREVIEW = 100
@@ -73,16 +73,6 @@ async def _print(
             out(_line(row.record))
 
 
-def _drive(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (every read of the fast path answers at once)."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return cast("T", done.value)
-    coroutine.close()
-    raise RuntimeError("a read of the fast path suspended")
-
-
 def _fast(path: Path, typed: str, at: int | None, as_json: bool) -> list[str] | None:
     """The lines of the context read through the stdlib driver, or None: take the full path."""
     from ..storage.quickcontext import QuickContext
@@ -95,7 +85,7 @@ def _fast(path: Path, typed: str, at: int | None, as_json: bool) -> list[str] | 
 
     try:
         with QuickContext(path) as store:
-            _drive(run(store))
+            drive(run(store))
     except Exception:  # noqa: BLE001 - any doubt or error: the full path answers, or words it
         return None
     return lines

@@ -20,7 +20,7 @@ from ..index.fresh import fresh_index
 from ..index.notes_filter import needs_notes, resolve
 from ..index.query import HELP, QueryError, parse
 from ..index.search import Hit, Searcher
-from ..startup.lifecycle import run_async
+from ..startup.lifecycle import drive, run_async
 from ..storage.errors import StoreError
 from ..storage.sqlitefile import sqlite_path
 from ..text import clean, one_line, safe_json
@@ -120,9 +120,13 @@ def synced_index(store: str | None, directory: Path | None, *, show: bool = Fals
 def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
     """``hits`` named by the labelling rule. Sessions with a title are named by the index
     alone; an untitled one (zett-agent's runtime writes none) needs the store (what its
-    parent asked, its first prompt), so only then is the SQL storage opened."""
+    parent asked, its first prompt): a SQLite store is read through the stdlib driver
+    (:mod:`..storage.quicklabels`), any other store, or any doubt, opens the SQL storage."""
     if all(hit.titled for hit in hits):
         return hits
+    local = sqlite_path(store)
+    if local is not None and (named := _quick_labelled(local, hits)) is not None:
+        return named
     from ..index.hit_labels import labelled_hits
     from ..storage import SQLSessionStorage
 
@@ -134,6 +138,23 @@ def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
             await storage.close()
 
     return run_async(read())
+
+
+def _quick_labelled(path: Path, hits: list[Hit]) -> list[Hit] | None:
+    """``hits`` named through the stdlib driver, or None: the storage names them."""
+    from ..index.hit_labels import MAX_SESSIONS, named_nodes, relabelled
+    from ..storage.quickcontext import QuickContext
+    from ..storage.quicklabels import QuickLabels
+
+    wanted = list(dict.fromkeys(hit.session_id for hit in hits))[:MAX_SESSIONS]
+    try:
+        with QuickContext(path) as context:
+            reads = QuickLabels(context)
+            nodes = [node for session_id in wanted if (node := drive(reads.get_node(session_id))) is not None]
+            labels = drive(named_nodes(reads, nodes))
+    except Exception:  # noqa: BLE001 - any doubt or error: the storage answers (or keeps the index's names)
+        return None
+    return relabelled(hits, labels)
 
 
 def _print_hits(

@@ -10,29 +10,42 @@ the store cannot be read, the hits keep the index's names.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..model.records import SessionNode
 from ..views.labels import label_all
 from .search import Hit
 
-if TYPE_CHECKING:
-    from ..storage import SQLSessionStorage
+
+class LabelReads(Protocol):
+    """What naming a hit reads: the storage, or the command line's stdlib reader
+    (:class:`zett_browser.storage.quicklabels.QuickLabels`)."""
+
+    async def get_node(self, session_id: str) -> SessionNode | None: ...
+
+    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]: ...
+
 
 #: Distinct sessions named per call (a page of hits holds fewer).
 MAX_SESSIONS = 200
 
 
-async def session_labels(storage: SQLSessionStorage, session_ids: Sequence[str]) -> dict[str, str]:
+async def session_labels(storage: LabelReads, session_ids: Sequence[str]) -> dict[str, str]:
     """The label of each session in ``session_ids`` that is in the store (at most ``MAX_SESSIONS``)."""
     wanted = list(dict.fromkeys(session_ids))[:MAX_SESSIONS]
     if not wanted:
         return {}
+    import asyncio  # here: the command line's stdlib path names hits without an event loop
+
     found = await asyncio.gather(*(storage.get_node(session_id) for session_id in wanted))
-    nodes = [node for node in found if node is not None]
+    return await named_nodes(storage, [node for node in found if node is not None])
+
+
+async def named_nodes(storage: LabelReads, nodes: Sequence[SessionNode]) -> dict[str, str]:
+    """The label of each of ``nodes``: the untitled ones get what their parent asked (read
+    per parent), then the labelling rule names them all."""
     by_parent: dict[str | None, list[SessionNode]] = {}
     for node in nodes:
         if not node.title:
@@ -44,13 +57,18 @@ async def session_labels(storage: SQLSessionStorage, session_ids: Sequence[str])
     return label_all(named)
 
 
-async def labelled_hits(storage: SQLSessionStorage, hits: list[Hit]) -> list[Hit]:
+async def labelled_hits(storage: LabelReads, hits: list[Hit]) -> list[Hit]:
     """``hits`` with each session's label (unchanged when the store cannot be read)."""
     try:
         labels = await session_labels(storage, [hit.session_id for hit in hits])
     except Exception:  # noqa: BLE001 - a label is decoration: the index's name still shows
         return hits
+    return relabelled(hits, labels)
+
+
+def relabelled(hits: list[Hit], labels: dict[str, str]) -> list[Hit]:
+    """``hits`` with the label of each session ``labels`` names."""
     return [replace(hit, label=labels[hit.session_id]) if hit.session_id in labels else hit for hit in hits]
 
 
-__all__ = ["MAX_SESSIONS", "labelled_hits", "session_labels"]
+__all__ = ["MAX_SESSIONS", "LabelReads", "labelled_hits", "named_nodes", "relabelled", "session_labels"]

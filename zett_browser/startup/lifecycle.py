@@ -217,6 +217,17 @@ def _interrupt(number: int, _frame: FrameType | None) -> None:
     raise CommandInterrupted(number)
 
 
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (the stdlib readers of the command line answer
+    every read at once), with no event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise RuntimeError("a read of the fast path suspended")
+
+
 def run_async(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)``, ended cleanly by SIGINT, SIGTERM or SIGHUP.
 

@@ -19,36 +19,37 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 
 # isort: split
 
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import LargeBinary, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..model.records import AskedLabel, SessionNode
-from ..text import one_line
+from ..model.records import SessionNode
 from . import schema
+from .asked import (
+    ASSISTANT,
+    CALL_WINDOW,
+    FIRST_USER_WITHIN,
+    LABEL_CHARS,
+    MAX_JSON_CHARS,
+    PREVIEW_CHARS,
+    TOOL,
+    USER,
+    Arguments,
+    Links,
+    add_arguments,
+    add_link,
+    asked_labels,
+    first_prompts,
+    requests,
+    result_link,
+)
 from .reader import Reader
 
 T = TypeVar("T")
 
 raw_t = schema.raw_messages
-
-#: Role codes of the ``raw_messages.role`` column (zett-agent's message kinds).
-_USER, _ASSISTANT, _TOOL = 2, 3, 4
-#: A child's first user message sits after its system prompt rows (two per request in
-#: zett-agent 0.2.1); rows past this sequence are not searched.
-FIRST_USER_WITHIN = 8
-#: The assistant message holding a ``task`` call precedes its result by at most this many
-#: rows (the other results of the same batch of parallel calls).
-CALL_WINDOW = 64
-#: Rows larger than this are not decoded for a label (a label must never freeze the UI).
-MAX_JSON_CHARS = 1_000_000
-#: Longest label returned (the tree cuts again to its width).
-LABEL_CHARS = 120
-#: Characters of a first user message read from the store.
-PREVIEW_CHARS = 300
 
 
 async def child_labels(reader: Reader, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
@@ -75,15 +76,7 @@ async def child_labels(reader: Reader, parent_id: str | None, nodes: Sequence[Se
     prompts: dict[str, str] = {}
     if missing:
         prompts = await _best_effort(reader, lambda connection: _first_user_messages(connection, missing))
-    labels: dict[str, str] = {}
-    for session_id in wanted:
-        description, subagent_type, call, number = asked.get(session_id, ("", "", None, None))
-        text = description or prompts.get(session_id, "")
-        if text and subagent_type:
-            labels[session_id] = AskedLabel(one_line(f"{subagent_type}: {text}", LABEL_CHARS), call, number)
-        elif text or subagent_type:
-            labels[session_id] = AskedLabel(one_line(text or subagent_type, LABEL_CHARS), call, number)
-    return labels
+    return asked_labels(wanted, asked, prompts)
 
 
 async def _best_effort(reader: Reader, work: Callable[[AsyncConnection], Awaitable[dict[str, T]]]) -> dict[str, T]:
@@ -106,16 +99,11 @@ async def _first_user_messages(connection: AsyncConnection, session_ids: list[st
         .where(
             raw_t.c.session_id.in_(session_ids),
             raw_t.c.sequence <= FIRST_USER_WITHIN,
-            raw_t.c.role == _USER,
+            raw_t.c.role == USER,
         )
         .order_by(raw_t.c.session_id, raw_t.c.sequence)
     )
-    found: dict[str, str] = {}
-    for session_id, value in (await connection.execute(statement)).all():
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        if session_id not in found and isinstance(text, str) and text.strip():
-            found[session_id] = one_line(text.strip(), LABEL_CHARS)
-    return found
+    return first_prompts((await connection.execute(statement)).all())
 
 
 async def _task_requests(
@@ -127,7 +115,7 @@ async def _task_requests(
         select(raw_t.c.sequence, raw_t.c.message_json)
         .where(
             raw_t.c.session_id == parent_id,
-            raw_t.c.role == _TOOL,
+            raw_t.c.role == TOOL,
             raw_t.c.tool_name == "task",
             or_(*(raw_t.c.content.contains(session_id, autoescape=True) for session_id in session_ids)),
             func.length(raw_t.c.message_json) <= MAX_JSON_CHARS,
@@ -135,12 +123,9 @@ async def _task_requests(
         .order_by(raw_t.c.sequence)
     )
     wanted = set(session_ids)
-    #: tool_call_id -> (child session id, subagent type named by the result, result sequence)
-    links: dict[str, tuple[str, str | None, int]] = {}
+    links: Links = {}
     for sequence, message_json in (await connection.execute(results)).all():
-        link = result_link(message_json)
-        if link is not None and link[1] in wanted:
-            links[link[0]] = (link[1], link[2], int(sequence))
+        add_link(links, wanted, sequence, message_json)
     if not links:
         return {}
     # One range per result, each with the session in it: SQLite then searches the
@@ -148,7 +133,7 @@ async def _task_requests(
     windows = [
         and_(
             raw_t.c.session_id == parent_id,
-            raw_t.c.role == _ASSISTANT,
+            raw_t.c.role == ASSISTANT,
             raw_t.c.sequence.between(sequence - CALL_WINDOW, sequence - 1),
         )
         for _child, _type, sequence in links.values()
@@ -157,79 +142,10 @@ async def _task_requests(
     calls = select(raw_t.c.sequence, raw_t.c.message_json).where(
         or_(*windows), func.length(raw_t.c.message_json) <= MAX_JSON_CHARS
     )
-    arguments: dict[str, tuple[dict[str, Any], int, int]] = {}
+    arguments: Arguments = {}
     for call_sequence, message_json in (await connection.execute(calls)).all():
-        for call_id, args, number in _task_calls(message_json):
-            if call_id in links:
-                arguments[call_id] = (args, int(call_sequence), number)
-    found: dict[str, tuple[str, str, int | None, int | None]] = {}
-    for call_id, (child, result_type, _) in links.items():
-        if call_id in arguments:
-            args, call_sequence, number = arguments[call_id]
-            found[child] = (*_request(args, result_type), call_sequence, number)
-        else:
-            found[child] = (*_request({}, result_type), None, None)
-    return found
-
-
-def _data(message_json: object) -> dict[str, Any] | None:
-    """The ``data`` object of a stored message envelope, or None when unreadable."""
-    if not isinstance(message_json, str):
-        return None
-    try:
-        value = json.loads(message_json)
-    except (ValueError, RecursionError):
-        return None
-    if isinstance(value, list) and value:
-        value = value[0]
-    data = value.get("data") if isinstance(value, dict) else None
-    return data if isinstance(data, dict) else None
-
-
-def result_link(message_json: object) -> tuple[str, str, str | None] | None:
-    """(tool_call_id, child session id, subagent type) of a ``task`` result, if it names one."""
-    data = _data(message_json)
-    if data is None or not isinstance(data.get("tool_call_id"), str) or not isinstance(data.get("content"), str):
-        return None
-    try:
-        result = json.loads(data["content"])
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(result, dict) or not isinstance(result.get("session_id"), str):
-        return None
-    subagent_type = result.get("subagent_type")
-    return data["tool_call_id"], result["session_id"], subagent_type if isinstance(subagent_type, str) else None
-
-
-def _task_calls(message_json: object) -> list[tuple[str, dict[str, Any], int]]:
-    """(call id, arguments, place among the message's tool calls from 1) of each ``task``
-    call in an assistant message."""
-    data = _data(message_json)
-    calls = data.get("tool_calls") if data is not None else None
-    if not isinstance(calls, list):
-        return []
-    found = []
-    for number, call in enumerate(calls, 1):
-        if (
-            isinstance(call, dict)
-            and call.get("name") == "task"
-            and isinstance(call.get("id"), str)
-            and isinstance(call.get("arguments"), dict)
-        ):
-            found.append((call["id"], call["arguments"], number))
-    return found
-
-
-def _request(arguments: dict[str, Any], result_type: str | None) -> tuple[str, str]:
-    """The call's description and subagent type (the result's type when the call lacks one)."""
-    description = arguments.get("description")
-    subagent_type = arguments.get("subagent_type")
-    if not (isinstance(subagent_type, str) and subagent_type.strip()):
-        subagent_type = result_type
-    return (
-        description.strip() if isinstance(description, str) else "",
-        subagent_type.strip() if isinstance(subagent_type, str) else "",
-    )
+        add_arguments(arguments, links, call_sequence, message_json)
+    return requests(links, arguments)
 
 
 __all__ = [

@@ -23,6 +23,7 @@ closes the connection and removes the ``-wal``/``-shm`` this read created.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -138,6 +139,12 @@ class QuickContext:
                 row[names[index]] = stored_time(values[index])
             rows.append(row)
         return rows
+
+    def query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of one read-only statement on the open store (for :mod:`.quicklabels`)."""
+        if self._connection is None:
+            raise Declined("not open")
+        return self._connection.execute(sql, tuple(params)).fetchall()
 
     # ------------------------------------------------------------------ the storage's calls
 
