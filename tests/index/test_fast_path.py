@@ -200,3 +200,38 @@ async def test_hits_in_untitled_sessions_are_named_through_the_stdlib_driver_as_
         named, loaded = _search(store, index_dir, query, storage=True, storage_labels=True)
         assert loaded and named == quick, store.name
         assert _sidecars(store) == before
+
+
+#: Modules the fast path has no use for (each costs 15-150 ms of a fresh process's start).
+HEAVY = ("sqlalchemy", "aiosqlite", "pydantic", "asyncio", "importlib.metadata", "textual", "rich")
+LOADED = textwrap.dedent(
+    """
+    import sys
+    from zett_browser.__main__ import main
+    code = main(sys.argv[1:])
+    heavy = sorted(name for name in sys.modules if name in HEAVY)
+    print("LOADED " + " ".join(heavy), file=sys.stderr)
+    raise SystemExit(code)
+    """
+).replace("HEAVY", repr(HEAVY))
+
+
+async def test_search_and_usage_on_an_unchanged_index_load_no_heavy_module(
+    tmp_path: Path, real_stores: RealStores
+) -> None:
+    """On a real-runtime store (no titles: every hit is named from the store), ``search`` and
+    ``usage`` answer without the SQL storage, an event loop, pydantic or importlib.metadata."""
+    main = tmp_path / "main.sqlite3"
+    shutil.copyfile(real_stores.main, main)
+    await build(main, tmp_path / "index")
+    for argv in (["search", str(main), "the"], ["usage", str(main), "--by", "day"], ["usage", str(main)]):
+        result = subprocess.run(
+            [sys.executable, "-c", LOADED, *argv, "--index-dir", str(tmp_path / "index")],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout
+        assert result.stderr.strip().splitlines()[-1] == "LOADED", (argv, result.stderr)

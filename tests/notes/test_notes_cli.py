@@ -164,3 +164,12 @@ def test_a_subtree_export_reviews_every_session_in_it(marked: tuple[Path, Path])
     review = result.stdout[result.stdout.index("**Review**") :]
     assert f"session {DELEGATING_PARENT}" in review.splitlines()[2]
     assert "labels: good, needs work" in review
+
+
+def test_the_search_knows_the_notes_qualifiers_without_loading_the_notes_records() -> None:
+    """``index.notes_filter`` keeps its own copy of the qualifier names (so a search without
+    them loads no notes module): the copy must be the notes module's list."""
+    from zett_browser.index import notes_filter
+    from zett_browser.notes import match
+
+    assert notes_filter.NOTE_QUALIFIERS == match.NOTE_QUALIFIERS

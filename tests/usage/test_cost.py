@@ -163,3 +163,35 @@ def test_an_index_priced_with_another_table_is_rebuilt(tmp_path: Path) -> None:
     assert report.rebuilt and report.reason == "the price table changed"  # type: ignore[attr-defined]
     rebuilt = dict(sqlite3.connect(index.path).execute("SELECT key, value FROM meta WHERE key = 'prices'").fetchall())
     assert rebuilt == {"prices": pricing.table_version()}
+
+
+def test_the_price_table_version_read_beside_the_package_is_importlib_metadatas() -> None:
+    """``table_version`` reads genai-prices' dist-info directly (no importlib.metadata on every
+    ``search``/``usage``); it must say what importlib.metadata says, and defer to it when unsure."""
+    from importlib.metadata import version
+
+    assert pricing._dist_info_version() == version("genai-prices")
+    pricing.table_version.cache_clear()
+    assert pricing.table_version() == version("genai-prices")
+
+
+def test_the_price_table_version_defers_to_importlib_metadata_without_one_dist_info(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two dist-info directories (a broken upgrade) or none: importlib.metadata decides."""
+    import importlib.util
+    from importlib.machinery import ModuleSpec
+
+    package = tmp_path / "genai_prices"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for number in ("1", "2"):
+        info = tmp_path / f"genai_prices-0.0.{number}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: genai-prices\nVersion: 0.0.{number}\n\n")
+    spec = ModuleSpec("genai_prices", None, origin=str(package / "__init__.py"))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
+    assert pricing._dist_info_version() is None
+    (tmp_path / "genai_prices-0.0.2.dist-info" / "METADATA").unlink()
+    (tmp_path / "genai_prices-0.0.2.dist-info").rmdir()
+    assert pricing._dist_info_version() == "0.0.1"

@@ -7,7 +7,6 @@ a one-line error listing them (bounded), one that names none says so. Both exit 
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from ..text import one_line
@@ -55,6 +54,8 @@ def resolve_at(store: str | None, typed: str) -> str:
         SessionChoiceError: As :func:`resolve_session`.
         StoreError: The store cannot be opened or read.
     """
+    import asyncio  # here: `usage` without --session runs with no event loop
+
     from ..storage import open_store
 
     async def run() -> str:

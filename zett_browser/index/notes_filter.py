@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..notes.match import NOTE_QUALIFIERS, lookup
 from .query import Filter, Query
+
+#: The qualifiers the notes file answers (``notes.match.NOTE_QUALIFIERS``, checked by a test;
+#: that module loads the notes file's records, which a search without them never needs).
+NOTE_QUALIFIERS = ("pinned", "label", "note")
 
 
 def needs_notes(query: Query) -> bool:
@@ -30,6 +33,8 @@ def resolve(query: Query, notes_file: Path, identity: str, store: Path | None) -
     """
     if not needs_notes(query):
         return query
+    from ..notes.match import lookup
+
     filters: list[Filter] = []
     for item in query.filters:
         if item.name not in NOTE_QUALIFIERS:
