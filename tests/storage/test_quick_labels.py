@@ -76,7 +76,9 @@ def test_a_store_of_another_schema_is_declined_so_the_storage_names_its_hits(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["legacy.sqlite3"]
 
 
-async def test_stores_of_the_real_runtime_get_the_same_labels_both_ways(tmp_path: Path, real_stores: RealStores) -> None:
+async def test_stores_of_the_real_runtime_get_the_same_labels_both_ways(
+    tmp_path: Path, real_stores: RealStores
+) -> None:
     for store in (real_stores.main, real_stores.children):
         path = tmp_path / store.name
         shutil.copyfile(store, path)
@@ -123,5 +125,7 @@ async def test_broken_rows_and_wildcard_ids_give_the_same_labels(tmp_path: Path)
         db.execute("UPDATE raw_messages SET message_json = '{not json' WHERE tool_name = 'task'")
         db.execute("DELETE FROM raw_messages WHERE session_id = ? AND role = 2", (odd,))
         envelope = json.dumps([{"kind": "user", "data": {"content": "\x1b]8;;https://x\x07click\x1b]8;;\x07"}}])
-        db.execute("UPDATE raw_messages SET content = ?, message_json = ? WHERE role = 2", ("\x1b[31mred\xff", envelope))
+        db.execute(
+            "UPDATE raw_messages SET content = ?, message_json = ? WHERE role = 2", ("\x1b[31mred\xff", envelope)
+        )
     await _compare(path)

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..model.records import SessionNode
 from ..views.labels import label_all
 from .search import Hit
+
+if TYPE_CHECKING:
+    from ..model.records import SessionNode
 
 
 class LabelReads(Protocol):

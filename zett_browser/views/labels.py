@@ -19,9 +19,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ..model.records import SessionNode
 from ..text import one_line
+
+if TYPE_CHECKING:
+    from ..model.records import SessionNode
 
 #: A UUID as zett-agent writes session ids (``uuid7()``: the first 12 hex digits are the time).
 UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
