@@ -106,6 +106,7 @@ async def test_every_snapshot_version_is_listed(backend: Backend) -> None:
         assert await storage.version_in_force(ROOT + "2", None) == (3, 0)
         assert await storage.version_in_force("missing", None) == (None, 0)
         first = snapshots[0].created_at
+        assert first is not None
         assert await storage.version_in_force(ROOT + "2", first - timedelta(days=1)) == (None, 0)
     finally:
         await storage.close()
