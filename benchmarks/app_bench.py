@@ -97,6 +97,8 @@ class FrameWatch:
     def __init__(self, app: Any) -> None:
         self.predicate: Callable[[], bool] | None = None
         self.hit = 0.0
+        #: ``process_time()`` (all threads) at that frame.
+        self.hit_cpu = 0.0
         self.first_frame = 0.0
         self.event = asyncio.Event()
         original = app._display
@@ -110,7 +112,7 @@ class FrameWatch:
             if not self.first_frame:
                 self.first_frame = now
             if self.predicate is not None and _holds(self.predicate):
-                self.hit, self.predicate = now, None
+                self.hit, self.hit_cpu, self.predicate = now, time.process_time(), None
                 self.event.set()
 
         app._display = display

@@ -60,7 +60,7 @@ async def _child(store: str, session: str, versions: int) -> tuple[float, float]
     watch.arm(shown)
     async with app.run_test(size=SIZE) as pilot:
         painted = await watch.wait()
-        cpu = time.process_time()
+        cpu = watch.hit_cpu  # at the frame: the storage's import goes on after it
         await pilot.app.workers.wait_for_complete()
     return painted, cpu
 

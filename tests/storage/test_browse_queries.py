@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tests.backends import Backend
 from tests.support import ROOT
 from zett_browser.storage import (
@@ -100,6 +102,12 @@ async def test_every_snapshot_version_is_listed(backend: Backend) -> None:
         latest = (await storage.load(ROOT + "2")).snapshot
         assert latest is not None and latest.version == 3 and latest.id == snapshots[-1].id
         assert await storage.list_snapshots("missing") == []
+        # The version in force now: the newest, on every backend; a past time: none before the first.
+        assert await storage.version_in_force(ROOT + "2", None) == (3, 0)
+        assert await storage.version_in_force("missing", None) == (None, 0)
+        first = snapshots[0].created_at
+        assert first is not None
+        assert await storage.version_in_force(ROOT + "2", first - timedelta(days=1)) == (None, 0)
     finally:
         await storage.close()
 

@@ -97,3 +97,31 @@ async def test_the_real_agent_runs_ledger(tmp_path: Path) -> None:
         ]
     finally:
         await storage.close()
+
+
+async def test_the_version_in_force_now_reads_the_newest_version_alone(tmp_path: Path) -> None:
+    """Time travel to the next step asks for the version in force now: one row on the
+    ``(session_id, version)`` index, not every version's time (issue 29: 2,500 of them)."""
+    from sqlalchemy import event
+
+    path = tmp_path / "ledger.sqlite3"
+    await write_ledger_store(path)
+    storage = open_store(path)
+    fetched: list[int] = []
+    try:
+        assert await storage.version_in_force(LEDGER_SESSION, None) == (2, 0)  # connected, schema checked
+        engine = storage.reader.engine().sync_engine
+
+        def counted(_conn: object, cursor: object, statement: str, *_args: object) -> None:
+            if "session_snapshots" in statement:
+                fetched.append(statement.count("LIMIT"))
+
+        event.listen(engine, "after_cursor_execute", counted)
+        assert await storage.version_in_force(LEDGER_SESSION, None) == (2, 0)
+        assert await storage.version_in_force("no such session", None) == (None, 0)
+        assert fetched == [1, 1], "the newest version alone, by LIMIT"
+        first = await storage.snapshot_version(LEDGER_SESSION, 1)
+        assert first is not None and first.created_at is not None
+        assert await storage.version_in_force(LEDGER_SESSION, first.created_at) == (1, 0), "a past time reads them all"
+    finally:
+        await storage.close()

@@ -26,7 +26,7 @@ from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, PageState, StatusLine, session_label, summary_item
 from .reads import Failed, Services, read_window
-from .session_reads import count_model_tail, read_session
+from .session_reads import MODEL_TAIL_COUNTED, count_model_tail, read_session
 from .watch import OpenSession, _versions_after_change
 
 
@@ -146,15 +146,10 @@ class SessionPane:
         self._w.breadcrumb.show_session(ancestors, node)
         title = f"{session_label(node, 30)} · {clean(node.session_id)}"  # the full id: --session needs it
         self._set_title(title)
-        model_tail = await self._reader.fetch(
-            count_model_tail(self._store, session_id, paging.model_floor(snapshots), bounds.last_sequence or 0),
-            "Could not read the session",
-        )
         self._w.inspector.show(
             snapshots,
             latest=latest,
             message_count=bounds.count,
-            model_tail=None if isinstance(model_tail, Failed) else model_tail,
             loader=partial(self._store.snapshot_version, session_id),
         )
         self._opened(session_id, latest)
@@ -166,6 +161,24 @@ class SessionPane:
         else:
             request = paging.first_page()
         await self.load_page(request, upper=request.select is not None)
+        self._count_tail(session_id, paging.model_floor(snapshots), bounds.last_sequence or 0)
+
+    def _count_tail(self, session_id: str, floor: int, last: int) -> None:
+        """Count the messages the model gets after the latest boundary, after the page shows:
+        the count reads the tail through the storage, which a cold start loads only after
+        the first frame (awaited before the inspector showed, it cost ~600 ms on a
+        compacted session; the pane names the boundary meanwhile)."""
+        if not floor or last - floor > MODEL_TAIL_COUNTED:
+            return
+
+        async def count() -> None:
+            tail = await self._reader.fetch(count_model_tail(self._store, session_id, floor, last))
+            state = self.open
+            if isinstance(tail, Failed) or tail is None or state is None or state.node.session_id != session_id:
+                return
+            self._w.inspector.show_tail(tail)
+
+        self._run(count, name="count_model_tail", group="model-tail", exclusive=True, exit_on_error=False)
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """Labels of untitled children (decoration: a failure gives none, the short id shows)."""

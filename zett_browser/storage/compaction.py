@@ -101,9 +101,24 @@ async def version_in_force(reader: Reader, session_id: str, when: datetime | Non
     and how many versions have no readable creation time (counted only for a past ``when``:
     nobody can say they existed then).
 
-    Two columns of each version on the ``(session_id, version)`` key, newest first; no
-    summary is read (:func:`all_snapshot_versions` measures every stored summary).
+    Now: the newest version alone, on the ``(session_id, version)`` index. A past
+    ``when``: two columns of each version on that key, newest first (every version's time
+    is read: the undated ones are counted); no summary is read (:func:`all_snapshot_versions`
+    measures every stored summary).
     """
+    if when is None:
+        newest = (
+            select(snapshots_t.c.version)
+            .where(snapshots_t.c.session_id == session_id)
+            .order_by(snapshots_t.c.version.desc())
+            .limit(1)
+        )
+
+        async def latest(connection: AsyncConnection) -> tuple[int | None, int]:
+            version = (await connection.execute(newest)).scalar()
+            return (None if version is None else int(version)), 0
+
+        return await reader.run(latest)
     statement = (
         select(snapshots_t.c.version, read_column(snapshots_t.c.created_at))
         .where(snapshots_t.c.session_id == session_id)

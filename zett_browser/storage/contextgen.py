@@ -18,6 +18,7 @@ import asyncio
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ STRINGS = {
     PREFIX: "prefix",
     str(idprefix.upper_bound(PREFIX)): "upper",
 }
+#: A past time for the version in force (compared in Python, never bound).
+PAST = datetime(2000, 1, 1, tzinfo=UTC)
 #: Integer sentinels, far from any constant the storage binds.
 INTS = {"after_sequence": 900_001, "before_sequence": 900_101, "version": 900_201, "limit": 900_301}
 
@@ -65,7 +68,8 @@ def _calls(storage: SQLSessionStorage) -> dict[str, Callable[[], Awaitable[Any]]
         # locate(): the last row, row N, the version in force, its summary
         "last_row": lambda: storage.raw_page_before(SESSION, limit=1),
         "row_after": lambda: storage.raw_page(SESSION, after_sequence=after, limit=1),
-        "versions": lambda: storage.version_in_force(SESSION, None),
+        "version_now": lambda: storage.version_in_force(SESSION, None),
+        "versions": lambda: storage.version_in_force(SESSION, PAST),
         "snapshot": lambda: storage.snapshot_version(SESSION, version),
         # offered_at(): the request's system rows (before row N, or all for the next step)
         "system_rows_before": lambda: storage.request_system_rows(SESSION, REQUEST, before_sequence=before),

@@ -135,6 +135,12 @@ class Inspector(Vertical):
         self._counts = (count, saved_tokens, tail)
         self._show_context(self.snapshots, self._latest())
 
+    def show_tail(self, model_tail: int) -> None:
+        """How many messages after the latest boundary the model gets, counted after the session opened."""
+        count, saved, _ = self._counts
+        self._counts = (count, saved, model_tail)
+        self._show_context(self.snapshots, self._latest())
+
     def _latest(self) -> SnapshotInfo | None:
         shown = self.summary_shown
         versions = self.snapshots
