@@ -125,6 +125,11 @@ class JsonWriter:
         self._item()
         self.out.write(self._row(row))
 
+    def message_text(self, text: str, head: SessionHead) -> None:
+        """A row as its JSON text already (:mod:`zett_browser.storage.export_json`)."""
+        self._item()
+        self.out.write(text)
+
     def end_session(self, head: SessionHead) -> None:
         self.nonempty.pop()
         self.out.write("]}")

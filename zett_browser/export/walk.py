@@ -16,13 +16,18 @@ order they were created. A parent cycle is written once. The order is planned fi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
+from ..storage.export_json import EncodedRow, EncodedRows
 from ..storage.export_rows import after_row, snapshot_of, stored_raw_page, stored_snapshots
+from ..storage.keyset import Position
+from ..storage.reader import Reader
 from .plan import PAGE, ExportError, Planner, PlanNode, task_call_ids
 from .source import Source, source_of
 from .story import SummaryNote, anchor, meta_of, note_of
@@ -66,6 +71,13 @@ class Writer(Protocol):
     def end_session(self, head: SessionHead) -> None: ...
 
 
+@runtime_checkable
+class TextWriter(Writer, Protocol):
+    """A format that also takes a row as its JSON text already written (the JSON export)."""
+
+    def message_text(self, text: str, head: SessionHead) -> None: ...
+
+
 @dataclass
 class WalkStats:
     """What a walk wrote."""
@@ -73,6 +85,8 @@ class WalkStats:
     sessions: int = 0
     messages: int = 0
     seen: set[str] = field(default_factory=set)
+    #: Messages handed over as JSON text SQLite wrote (a walk with ``encoded``).
+    encoded: int = 0
 
 
 def _boundary(snapshots: list[dict[str, Any]]) -> int:
@@ -86,6 +100,9 @@ class Walk:
 
     ``summaries``: read each version's summary and origin, ``totals``: sum the totals first
     (Markdown and HTML; not with ``--no-usage``); JSON writes the stored rows only.
+    ``encoded`` (JSON without redaction, a :class:`TextWriter`): a SQLite store's rows are
+    handed over as the JSON text SQLite writes (:mod:`zett_browser.storage.export_json`)
+    wherever that is exact.
     """
 
     def __init__(
@@ -96,19 +113,47 @@ class Walk:
         subtree: bool,
         summaries: bool = False,
         totals: bool = False,
+        encoded: bool = False,
     ) -> None:
         self.source = source_of(storage)
         self.writer = writer
         self.subtree = subtree
         self.summaries = summaries
         self.totals = totals
+        #: The writer taking rows as JSON text, when asked for and able to.
+        self._texts = writer if encoded and isinstance(writer, TextWriter) else None
         self.stats = WalkStats()
+        #: Per SQLite file read: its encoded-rows reader (open for the walk), or None.
+        self._encoders: dict[Path, EncodedRows | None] = {}
+        self._open = contextlib.ExitStack()
 
     async def run(self, session_id: str) -> WalkStats:
         """Write ``session_id`` (and, with ``subtree``, every session it delegated to)."""
         plan = await Planner(self.source, subtree=self.subtree, totals=self.totals).plan(session_id)
-        await self._session(plan, root=True)
+        with self._open:
+            await self._session(plan, root=True)
         return self.stats
+
+    def _encoder(self, reader: Reader) -> EncodedRows | None:
+        """The encoded-rows reader of ``reader``'s store: SQLite files whose ``sequence`` is NOT NULL."""
+        path = reader.path
+        if self._texts is None or path is None or reader.dialect != "sqlite":
+            return None
+        if path not in self._encoders:
+            nullable = reader.may_be_null("raw_messages", "sequence")
+            self._encoders[path] = None if nullable else self._open.enter_context(EncodedRows(path))
+        return self._encoders[path]
+
+    async def _page(
+        self, reader: Reader, node: PlanNode, after: Position | None
+    ) -> Sequence[Mapping[str, Any] | EncodedRow]:
+        encoder = self._encoder(reader)
+        if encoder is not None:
+            rows = encoder.page(node.session_id, after, PAGE, delegations=bool(node.by_call))
+            if rows is not None:
+                self.stats.encoded += len(rows)
+                return rows
+        return await stored_raw_page(reader, node.session_id, after, PAGE)
 
     async def _head(self, node: PlanNode, *, root: bool) -> SessionHead:
         snapshots = await stored_snapshots(await self.source.reader_for(node.session_id), node.session_id)
@@ -134,6 +179,10 @@ class Walk:
             node if root else None,
         )
 
+    def _text(self, text: str, head: SessionHead) -> None:
+        assert self._texts is not None  # only such a walk reads encoded rows
+        self._texts.message_text(text, head)
+
     async def _session(self, node: PlanNode, *, root: bool = False) -> None:
         session_id = node.session_id
         self.stats.seen.add(session_id)
@@ -143,9 +192,12 @@ class Walk:
         after = None
         reader = await self.source.reader_for(session_id)
         while True:
-            page = await stored_raw_page(reader, session_id, after, PAGE)
+            page = await self._page(reader, node, after)
             for number, message in enumerate(page, 1):
-                self.writer.message(message, head)
+                if isinstance(message, EncodedRow):
+                    self._text(message.json, head)
+                else:
+                    self.writer.message(message, head)
                 self.stats.messages += 1
                 if number % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
@@ -155,11 +207,12 @@ class Walk:
                         await self._session(child)
             if len(page) < PAGE:
                 break
-            after = after_row(page[-1])
+            last = page[-1]
+            after = last.position if isinstance(last, EncodedRow) else after_row(last)
         for child in node.created:
             if child.session_id not in self.stats.seen:
                 await self._session(child)
         self.writer.end_session(head)
 
 
-__all__ = ["ExportError", "SessionHead", "Walk", "WalkStats", "Writer"]
+__all__ = ["ExportError", "SessionHead", "TextWriter", "Walk", "WalkStats", "Writer"]
