@@ -14,7 +14,7 @@ import pytest
 
 from tests.adversarial import damage
 from tests.adversarial.damage import DAMAGES
-from tests.export.helpers import copy_fixture, export_text
+from tests.export.helpers import copy_fixture, export_text, long_session
 from tests.export.hostile_helpers import SESSION as HOSTILE
 from tests.export.hostile_helpers import hostile_store
 from tests.realstore.stores import RealStores
@@ -33,12 +33,13 @@ class PerValue(JsonWriter):
 
 
 async def _walk(store: Path, session: str, *, subtree: bool, encoded: bool) -> tuple[str, WalkStats]:
-    """The document, written per value (``encoded`` False) or from SQLite's JSON text where exact."""
+    """The document, read through SQLAlchemy and written per value (``encoded`` False), or from
+    SQLite's JSON text where exact."""
     storage = open_store(store)
     out = io.StringIO()
     try:
         writer = (JsonWriter if encoded else PerValue)(out, Redactor(enabled=False))
-        stats = await Walk(storage, writer, subtree=subtree, encoded=encoded).run(session)
+        stats = await Walk(storage, writer, subtree=subtree, quick=encoded, encoded=encoded).run(session)
         writer.finish()
     finally:
         await storage.close()
@@ -139,24 +140,11 @@ async def test_sqlite_writes_every_character_as_python_does(tmp_path: Path) -> N
     assert '"content": "\\u0000\\u0001' in text and "~\\u007f\\u0080" in text and "\\udbff\\udfff" in text
 
 
-def _long_session(store: Path, session: str, count: int) -> None:
-    """Give ``session`` ``count`` rows (its own repeated, new ids and sequences)."""
-    columns = [bytes(row[1]).decode() for row in damage.query(store, "pragma table_info(raw_messages)")]
-    rows = damage.query(store, "select * from raw_messages where session_id = ? order by sequence", session)
-    at = {name: number for number, name in enumerate(columns)}
-    damage.execute(store, "delete from raw_messages where session_id = ?", session)
-    for sequence in range(1, count + 1):
-        row = list(rows[(sequence - 1) % len(rows)])
-        row[at["id"]], row[at["sequence"]] = f"long-{sequence:05d}", sequence
-        row = [value.decode() if isinstance(value, bytes) else value for value in row]
-        damage.execute(store, f"insert into raw_messages values ({', '.join('?' * len(columns))})", *row)
-
-
 async def test_a_page_sqlite_cannot_write_alike_is_read_the_usual_way(tmp_path: Path) -> None:
     """Pages of 200: the second holds a REAL (SQLite prints 15 digits), the third a BLOB; the
     first and the fourth are SQLite's JSON text, and the walk goes on exactly across them."""
     store = damage.copy_fixture("storage_api", tmp_path)
-    _long_session(store, KITCHEN, 650)
+    long_session(store, KITCHEN, 650)
     damage.bad_message_value(store, KITCHEN, 333, "duration_ns", 1 / 3)
     damage.bad_message_value(store, KITCHEN, 555, "tool_name", b"\x00blob")
     text, stats = await _same(store, KITCHEN, subtree=False)

@@ -126,7 +126,7 @@ class JsonWriter:
         self.out.write(self._row(row))
 
     def message_text(self, text: str, head: SessionHead) -> None:
-        """A row as its JSON text already (:mod:`zett_browser.storage.export_json`)."""
+        """A row as its JSON text already (:mod:`zett_browser.storage.quickexport`)."""
         self._item()
         self.out.write(text)
 

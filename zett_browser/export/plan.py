@@ -29,8 +29,8 @@ from ..index.writer import prepare_raw
 from ..model.records import SessionNode, asked_at
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
-from ..storage.export_json import EncodedRow
 from ..storage.export_rows import stored_session, stored_snapshots, task_links
+from ..storage.quickexport import EncodedRow
 from ..storage.scan import raw_after
 from ..views.labels import distinguish, node_name, sibling, tagged
 from .source import Source, source_of

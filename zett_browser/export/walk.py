@@ -24,9 +24,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
-from ..storage.export_json import EncodedRow, EncodedRows
 from ..storage.export_rows import after_row, snapshot_of, stored_raw_page, stored_snapshots
 from ..storage.keyset import Position
+from ..storage.quickexport import EncodedRow, QuickExport
 from ..storage.reader import Reader
 from .plan import PAGE, ExportError, Planner, PlanNode, task_call_ids
 from .source import Source, source_of
@@ -85,7 +85,9 @@ class WalkStats:
     sessions: int = 0
     messages: int = 0
     seen: set[str] = field(default_factory=set)
-    #: Messages handed over as JSON text SQLite wrote (a walk with ``encoded``).
+    #: Messages read through the stdlib driver (``quick``), and of those handed over as
+    #: the JSON text SQLite wrote (``encoded``).
+    quick: int = 0
     encoded: int = 0
 
 
@@ -100,9 +102,10 @@ class Walk:
 
     ``summaries``: read each version's summary and origin, ``totals``: sum the totals first
     (Markdown and HTML; not with ``--no-usage``); JSON writes the stored rows only.
-    ``encoded`` (JSON without redaction, a :class:`TextWriter`): a SQLite store's rows are
-    handed over as the JSON text SQLite writes (:mod:`zett_browser.storage.export_json`)
-    wherever that is exact.
+    ``quick``: a SQLite store's pages are read through the stdlib driver
+    (:mod:`zett_browser.storage.quickexport`: the same values, without SQLAlchemy's cost);
+    ``encoded`` too (JSON without redaction, a :class:`TextWriter`): its rows are handed
+    over as the JSON text SQLite writes wherever that is exact.
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class Walk:
         subtree: bool,
         summaries: bool = False,
         totals: bool = False,
+        quick: bool = True,
         encoded: bool = False,
     ) -> None:
         self.source = source_of(storage)
@@ -121,10 +125,11 @@ class Walk:
         self.summaries = summaries
         self.totals = totals
         #: The writer taking rows as JSON text, when asked for and able to.
-        self._texts = writer if encoded and isinstance(writer, TextWriter) else None
+        self._texts = writer if quick and encoded and isinstance(writer, TextWriter) else None
+        self.quick = quick
         self.stats = WalkStats()
-        #: Per SQLite file read: its encoded-rows reader (open for the walk), or None.
-        self._encoders: dict[Path, EncodedRows | None] = {}
+        #: Per SQLite file read: its stdlib reader (open for the walk), or None.
+        self._readers: dict[Path, QuickExport | None] = {}
         self._open = contextlib.ExitStack()
 
     async def run(self, session_id: str) -> WalkStats:
@@ -134,25 +139,29 @@ class Walk:
             await self._session(plan, root=True)
         return self.stats
 
-    def _encoder(self, reader: Reader) -> EncodedRows | None:
-        """The encoded-rows reader of ``reader``'s store: SQLite files whose ``sequence`` is NOT NULL."""
+    def _quick(self, reader: Reader) -> QuickExport | None:
+        """The stdlib reader of ``reader``'s store: SQLite files whose ``sequence`` is NOT NULL."""
         path = reader.path
-        if self._texts is None or path is None or reader.dialect != "sqlite":
+        if not self.quick or path is None or reader.dialect != "sqlite":
             return None
-        if path not in self._encoders:
+        if path not in self._readers:
             nullable = reader.may_be_null("raw_messages", "sequence")
-            self._encoders[path] = None if nullable else self._open.enter_context(EncodedRows(path))
-        return self._encoders[path]
+            self._readers[path] = None if nullable else self._open.enter_context(QuickExport(path))
+        return self._readers[path]
 
     async def _page(
         self, reader: Reader, node: PlanNode, after: Position | None
     ) -> Sequence[Mapping[str, Any] | EncodedRow]:
-        encoder = self._encoder(reader)
-        if encoder is not None:
-            rows = encoder.page(node.session_id, after, PAGE, delegations=bool(node.by_call))
-            if rows is not None:
-                self.stats.encoded += len(rows)
-                return rows
+        quick = self._quick(reader)
+        rows: Sequence[Mapping[str, Any] | EncodedRow] | None = None
+        if quick is not None and self._texts is not None:
+            rows = quick.encoded_page(node.session_id, after, PAGE, delegations=bool(node.by_call))
+            self.stats.encoded += len(rows) if rows is not None else 0
+        if quick is not None and rows is None:
+            rows = quick.stored_page(node.session_id, after, PAGE)
+        if rows is not None:
+            self.stats.quick += len(rows)
+            return rows
         return await stored_raw_page(reader, node.session_id, after, PAGE)
 
     async def _head(self, node: PlanNode, *, root: bool) -> SessionHead:

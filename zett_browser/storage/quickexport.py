@@ -1,9 +1,16 @@
-"""Provides a SQLite store's Raw Log rows as the JSON export writes them, encoded by SQLite itself.
+"""Provides the exports' Raw Log pages of a SQLite store through the stdlib driver, two ways.
 
-The JSON export writes each ``raw_messages`` row as ``json.dumps({column: value},
+:meth:`QuickExport.stored_page` gives the rows as stored, exactly the values the
+SQLAlchemy path (:func:`.export_rows.stored_raw_page`) gives: the storage reads every
+column raw (no result processing) through the same driver with the same lenient text
+decoding, so only the driver's overhead and SQLAlchemy's rows go (~1 s of a
+100,000-message export). :meth:`QuickExport.encoded_page` gives each row as the JSON
+export writes it:
+
+the JSON export writes each ``raw_messages`` row as ``json.dumps({column: value},
 ensure_ascii=True)`` (:mod:`zett_browser.export.jsondoc`). Read through SQLAlchemy, each
 value became a Python object first and then went through the encoder again: ~3.5× the
-CPU of ``sqlite3 -json`` on the same rows (issue 29). :class:`EncodedRows` asks SQLite
+CPU of ``sqlite3 -json`` on the same rows (issue 29). The encoded page asks SQLite
 for the row's JSON text instead (``printf`` of ``json_quote`` of every column, in the
 storage's column order) over the stdlib ``sqlite3`` driver, and only finishes it in
 Python: characters beyond ASCII become ``\\uXXXX`` escapes (surrogate pairs above
@@ -15,10 +22,11 @@ Python's encoder write alike: an integer, NULL, or text that is valid UTF-8 (``j
 escapes ``"``, ``\\`` and C0 controls as Python does). A REAL (SQLite prints 15 digits,
 Python the shortest repr), a BLOB (no JSON form: ``json_quote`` refuses it), text that is
 not UTF-8 (the slow path shows U+FFFD), a keyset position that is not an integer sequence
-and a text id, a schema whose ``sequence`` may be NULL, any SQLite error: :meth:`EncodedRows.page`
-returns None and the caller reads that page the usual way (:func:`.export_rows.stored_raw_page`).
-The keyset statement is the value band of :mod:`.keyset` written out (the same bounds,
-order and tie-break), so both paths page through the same rows.
+and a text id, a schema whose ``sequence`` may be NULL, any SQLite error: the page
+method returns None and the caller reads that page the usual way
+(:func:`.export_rows.stored_raw_page`); a stored page declines only the last four. The
+keyset statement is the value band of :mod:`.keyset` written out (the same bounds, order
+and tie-break), so every path pages through the same rows.
 
 The connection is opened like the start-up reader's (:mod:`.quickstart`): the ``mode=ro``
 URI of the quoted path, the busy timeout, ``query_only``, only regular files, and a
@@ -35,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .columns import raw_t
+from .convert import lenient_text
 from .errors import StoreError
 from .keyset import Position
 from .sidecars import SidecarGuard
@@ -63,6 +72,7 @@ def _statement(*, after: bool, delegations: bool) -> str:
 _STATEMENTS = {
     (after, probe): _statement(after=after, delegations=probe) for after in (False, True) for probe in (False, True)
 }
+_STORED = {after: f"SELECT {', '.join(COLUMNS)} {_FROM}{_AFTER if after else ''}{_ORDER}" for after in (False, True)}
 
 
 def _escape_beyond_ascii(error: UnicodeError) -> tuple[str, int]:
@@ -99,6 +109,17 @@ def ascii_json(data: bytes) -> str | None:
     return text
 
 
+def _parameters(session_id: str, after: Position | None) -> tuple[Any, ...] | None:
+    """The keyset statement's parameters but the limit (None: they would not bind as the storage's do)."""
+    if type(session_id) is not str:
+        return None
+    if after is None:
+        return (session_id,)
+    if after.null_key or type(after.key) is not int or type(after.id) is not str:
+        return None
+    return (session_id, after.key, after.key, after.key, after.id)
+
+
 @dataclass(frozen=True, slots=True)
 class EncodedRow:
     """One ``raw_messages`` row as its JSON text, with what the walk needs besides."""
@@ -123,10 +144,10 @@ class EncodedRow:
         return {"role": _ASSISTANT, "message_json": self.delegating}.get(name, default)
 
 
-class EncodedRows:
-    """A read-only stdlib connection to one SQLite store handing out pages of :class:`EncodedRow`.
+class QuickExport:
+    """A read-only stdlib connection to one SQLite store handing out Raw Log pages.
 
-    Use as a context manager; :meth:`page` may be called any number of times in between.
+    Use as a context manager; its page methods may be called any number of times in between.
     Opening it never fails: a store it cannot open answers every page with None.
     """
 
@@ -138,7 +159,7 @@ class EncodedRows:
         self.pages = 0
         self.declined = 0
 
-    def __enter__(self) -> EncodedRows:
+    def __enter__(self) -> QuickExport:
         self._guard = SidecarGuard.record(self.path)  # before SQLite first looks at the file
         try:
             check_sqlite_file(self.path)
@@ -149,7 +170,6 @@ class EncodedRows:
                 isolation_level=None,
             )
             self._connection = connection
-            connection.text_factory = bytes
             connection.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA query_only=ON")
         except (OSError, ValueError, sqlite3.Error, StoreError):
@@ -166,7 +186,23 @@ class EncodedRows:
             if guard is not None:
                 guard.release()
 
-    def page(
+    def stored_page(self, session_id: str, after: Position | None, limit: int) -> list[dict[str, Any]] | None:
+        """Up to ``limit`` rows of ``session_id`` after ``after`` in (sequence, id) order, as
+        stored (as :func:`.export_rows.stored_raw_page` gives them); None: read it that way."""
+        parameters = _parameters(session_id, after)
+        if self._connection is None or parameters is None:
+            self.declined += 1
+            return None
+        try:
+            self._connection.text_factory = lenient_text
+            found = self._connection.execute(_STORED[after is not None], (*parameters, limit)).fetchall()
+        except sqlite3.Error:
+            self.declined += 1
+            return None
+        self.pages += 1
+        return [dict(zip(COLUMNS, row, strict=True)) for row in found]
+
+    def encoded_page(
         self, session_id: str, after: Position | None, limit: int, *, delegations: bool = False
     ) -> list[EncodedRow] | None:
         """Up to ``limit`` rows of ``session_id`` after ``after`` in (sequence, id) order, as
@@ -183,14 +219,11 @@ class EncodedRows:
         return rows
 
     def _read(self, session_id: str, after: Position | None, limit: int, delegations: bool) -> list[EncodedRow] | None:
-        if self._connection is None or type(session_id) is not str:
+        parameters = _parameters(session_id, after)
+        if self._connection is None or parameters is None:
             return None
-        parameters: tuple[Any, ...] = (session_id,)
-        if after is not None:
-            if after.null_key or type(after.key) is not int or type(after.id) is not str:
-                return None
-            parameters += (after.key, after.key, after.key, after.id)
         try:
+            self._connection.text_factory = bytes
             statement = _STATEMENTS[after is not None, delegations]
             found = self._connection.execute(statement, (*parameters, limit)).fetchall()
         except sqlite3.Error:
@@ -211,4 +244,4 @@ class EncodedRows:
         return rows
 
 
-__all__ = ["COLUMNS", "EncodedRow", "EncodedRows", "ascii_json"]
+__all__ = ["COLUMNS", "EncodedRow", "QuickExport", "ascii_json"]
