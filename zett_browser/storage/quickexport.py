@@ -193,10 +193,17 @@ class QuickExport:
         if self._connection is None or parameters is None:
             self.declined += 1
             return None
-        try:
-            self._connection.text_factory = lenient_text
-            found = self._connection.execute(_STORED[after is not None], (*parameters, limit)).fetchall()
-        except sqlite3.Error:
+        found = None
+        # The C decoder first; a page holding text that is not UTF-8 fails it (OperationalError)
+        # and is read again with the storage's lenient decoder (a Python call per text value).
+        for decode in (str, lenient_text):
+            try:
+                self._connection.text_factory = decode
+                found = self._connection.execute(_STORED[after is not None], (*parameters, limit)).fetchall()
+                break
+            except sqlite3.Error:
+                continue
+        if found is None:
             self.declined += 1
             return None
         self.pages += 1
