@@ -60,11 +60,28 @@ def _delimited(tag: bytes, payload: bytes) -> bytes:
 
 
 def _text(text: str) -> bytes:
-    return valid_text(text).encode("utf-8")
+    return text.encode("ascii") if text.isascii() else valid_text(text).encode("utf-8")
+
+
+#: Each attribute key's field bytes (``KeyValue.key``): the keys are the builder's few names.
+_KEYS: dict[str, bytes] = {}
+
+
+def _key(key: str) -> bytes:
+    found = _KEYS.get(key)
+    if found is None:
+        if not key:
+            raise _Unusual
+        found = _delimited(b"\x0a", _text(key))
+        if len(_KEYS) < 4096:
+            _KEYS[key] = found
+    return found
 
 
 def _any(value: AttrValue) -> bytes:
     """An ``AnyValue`` (a oneof: written even when zero, false or empty)."""
+    if type(value) is str:
+        return _delimited(b"\x0a", _text(value))
     if value is True:
         return b"\x10\x01"
     if value is False:
@@ -101,10 +118,11 @@ def _span(span: SpanData) -> bytes:
         _fixed64(b"\x39", span.start_ns),
         _fixed64(b"\x41", span.end_ns),
     ]
+    append = parts.append
     for key, value in span.attributes:
-        if not key:
-            raise _Unusual
-        parts.append(_delimited(b"\x4a", _delimited(b"\x0a", _text(key)) + _delimited(b"\x12", _any(value))))
+        value_field = _any(value)
+        pair = _key(key) + b"\x12" + _varint(len(value_field)) + value_field
+        append(b"\x4a" + _varint(len(pair)) + pair)
     if span.error is not None:
         message = _delimited(b"\x12", _text(span.error)) if span.error else b""
         parts.append(_delimited(b"\x7a", message + b"\x18" + _SMALL[ERROR_CODE]))
