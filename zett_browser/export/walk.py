@@ -26,7 +26,7 @@ from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import after_row, snapshot_of, stored_raw_page, stored_snapshots
 from ..storage.keyset import Position
-from ..storage.quickexport import EncodedRow, QuickExport
+from ..storage.quickexport import EncodedPage, QuickExport
 from ..storage.reader import Reader
 from .plan import PAGE, ExportError, Planner, PlanNode, task_call_ids
 from .source import Source, source_of
@@ -73,9 +73,11 @@ class Writer(Protocol):
 
 @runtime_checkable
 class TextWriter(Writer, Protocol):
-    """A format that also takes a row as its JSON text already written (the JSON export)."""
+    """A format that also takes rows as their JSON text already written (the JSON export)."""
 
-    def message_text(self, text: str, head: SessionHead) -> None: ...
+    def message_texts(self, texts: list[str], head: SessionHead) -> None:
+        """Rows in order, as :meth:`Writer.message` would write them one by one."""
+        ...
 
 
 @dataclass
@@ -151,9 +153,9 @@ class Walk:
 
     async def _page(
         self, reader: Reader, node: PlanNode, after: Position | None
-    ) -> Sequence[Mapping[str, Any] | EncodedRow]:
+    ) -> Sequence[Mapping[str, Any]] | EncodedPage:
         quick = self._quick(reader)
-        rows: Sequence[Mapping[str, Any] | EncodedRow] | None = None
+        rows: Sequence[Mapping[str, Any]] | EncodedPage | None = None
         if quick is not None and self._texts is not None:
             rows = quick.encoded_page(node.session_id, after, PAGE, delegations=bool(node.by_call))
             self.stats.encoded += len(rows) if rows is not None else 0
@@ -188,9 +190,33 @@ class Walk:
             node if root else None,
         )
 
-    def _text(self, text: str, head: SessionHead) -> None:
-        assert self._texts is not None  # only such a walk reads encoded rows
-        self._texts.message_text(text, head)
+    async def _stored(self, page: Sequence[Mapping[str, Any]], node: PlanNode, head: SessionHead) -> None:
+        """Hand a page of stored rows to the writer one by one, a delegated session after its call."""
+        for number, message in enumerate(page, 1):
+            self.writer.message(message, head)
+            self.stats.messages += 1
+            if number % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+            for call in task_call_ids(message) if node.by_call else ():
+                child = node.by_call.get(call)
+                if child is not None and child.session_id not in self.stats.seen:
+                    await self._session(child)
+
+    async def _encoded(self, page: EncodedPage, node: PlanNode, head: SessionHead) -> None:
+        """Write a page of rows SQLite encoded: in runs, a delegated session after its call."""
+        assert self._texts is not None  # only such a walk reads encoded pages
+        run: list[str] = []
+        for row in page:
+            run.append(row.json)
+            self.stats.messages += 1
+            for call in task_call_ids(row) if node.by_call and row.delegating is not None else ():
+                child = node.by_call.get(call)
+                if child is not None and child.session_id not in self.stats.seen:
+                    self._texts.message_texts(run, head)
+                    run = []
+                    await self._session(child)
+        self._texts.message_texts(run, head)
+        await asyncio.sleep(0)
 
     async def _session(self, node: PlanNode, *, root: bool = False) -> None:
         session_id = node.session_id
@@ -202,22 +228,13 @@ class Walk:
         reader = await self.source.reader_for(session_id)
         while True:
             page = await self._page(reader, node, after)
-            for number, message in enumerate(page, 1):
-                if isinstance(message, EncodedRow):
-                    self._text(message.json, head)
-                else:
-                    self.writer.message(message, head)
-                self.stats.messages += 1
-                if number % YIELD_EVERY == 0:
-                    await asyncio.sleep(0)
-                for call in task_call_ids(message) if node.by_call else ():
-                    child = node.by_call.get(call)
-                    if child is not None and child.session_id not in self.stats.seen:
-                        await self._session(child)
+            if isinstance(page, EncodedPage):
+                await self._encoded(page, node, head)
+            else:
+                await self._stored(page, node, head)
             if len(page) < PAGE:
                 break
-            last = page[-1]
-            after = last.position if isinstance(last, EncodedRow) else after_row(last)
+            after = page[-1].position if isinstance(page, EncodedPage) else after_row(page[-1])
         for child in node.created:
             if child.session_id not in self.stats.seen:
                 await self._session(child)

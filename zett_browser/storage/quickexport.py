@@ -144,6 +144,10 @@ class EncodedRow:
         return {"role": _ASSISTANT, "message_json": self.delegating}.get(name, default)
 
 
+class EncodedPage(list[EncodedRow]):
+    """A page of :class:`EncodedRow` (a list: told apart from a page of stored rows)."""
+
+
 class QuickExport:
     """A read-only stdlib connection to one SQLite store handing out Raw Log pages.
 
@@ -211,7 +215,7 @@ class QuickExport:
 
     def encoded_page(
         self, session_id: str, after: Position | None, limit: int, *, delegations: bool = False
-    ) -> list[EncodedRow] | None:
+    ) -> EncodedPage | None:
         """Up to ``limit`` rows of ``session_id`` after ``after`` in (sequence, id) order, as
         JSON text; None when this page must be read the usual way (see the module docstring).
 
@@ -225,7 +229,7 @@ class QuickExport:
             self.pages += 1
         return rows
 
-    def _read(self, session_id: str, after: Position | None, limit: int, delegations: bool) -> list[EncodedRow] | None:
+    def _read(self, session_id: str, after: Position | None, limit: int, delegations: bool) -> EncodedPage | None:
         parameters = _parameters(session_id, after)
         if self._connection is None or parameters is None:
             return None
@@ -235,7 +239,7 @@ class QuickExport:
             found = self._connection.execute(statement, (*parameters, limit)).fetchall()
         except sqlite3.Error:
             return None
-        rows = []
+        rows = EncodedPage()
         try:
             for sequence, row_id, reals, probe, data in found:
                 text = None if reals else ascii_json(data)
@@ -251,4 +255,4 @@ class QuickExport:
         return rows
 
 
-__all__ = ["COLUMNS", "EncodedRow", "QuickExport", "ascii_json"]
+__all__ = ["COLUMNS", "EncodedPage", "EncodedRow", "QuickExport", "ascii_json"]
