@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from tests.adversarial.damage import execute, query
 from tests.support import FIXTURES
 from zett_browser.export import ExportOptions, ExportReport, export_session
 from zett_browser.storage import open_store
@@ -71,3 +72,16 @@ def roots_and_orphans(path: Path) -> list[str]:
         return [row[0] for row in rows]
     finally:
         connection.close()
+
+
+def long_session(store: Path, session: str, count: int) -> None:
+    """Give ``session`` ``count`` rows (its own repeated, new ids and sequences)."""
+    columns = [bytes(row[1]).decode() for row in query(store, "pragma table_info(raw_messages)")]
+    rows = query(store, "select * from raw_messages where session_id = ? order by sequence", session)
+    at = {name: number for number, name in enumerate(columns)}
+    execute(store, "delete from raw_messages where session_id = ?", session)
+    for sequence in range(1, count + 1):
+        row = list(rows[(sequence - 1) % len(rows)])
+        row[at["id"]], row[at["sequence"]] = f"long-{sequence:05d}", sequence
+        row = [value.decode() if isinstance(value, bytes) else value for value in row]
+        execute(store, f"insert into raw_messages values ({', '.join('?' * len(columns))})", *row)

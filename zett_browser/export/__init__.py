@@ -57,7 +57,11 @@ async def export_session(
     story = options.format != "json"  # JSON: the stored rows (snapshots hold the summaries), nothing derived
     if options.notes is not None:
         writer.review = await asyncio.to_thread(read_review, options.notes, storage)
-    walk = Walk(storage, writer, subtree=options.subtree, summaries=story, totals=story and options.usage)
+    # JSON without redaction: a SQLite store's rows as the JSON text SQLite writes (where exact).
+    encoded = options.format == "json" and not redactor.enabled
+    walk = Walk(
+        storage, writer, subtree=options.subtree, summaries=story, totals=story and options.usage, encoded=encoded
+    )
     stats = await walk.run(session_id)
     writer.finish()
     return ExportReport(stats.sessions, stats.messages, redactor.count, time.perf_counter() - started)

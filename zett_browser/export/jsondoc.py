@@ -125,6 +125,12 @@ class JsonWriter:
         self._item()
         self.out.write(self._row(row))
 
+    def message_texts(self, texts: list[str], head: SessionHead) -> None:
+        """Rows as their JSON text already (:mod:`zett_browser.storage.quickexport`), in one write."""
+        if texts:
+            self._item()
+            self.out.write(",\n".join(texts))
+
     def end_session(self, head: SessionHead) -> None:
         self.nonempty.pop()
         self.out.write("]}")

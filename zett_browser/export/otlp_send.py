@@ -1,7 +1,7 @@
 """Provides ``--otlp-endpoint``: the spans sent over OTLP/HTTP (protobuf), batched and retried.
 
 :class:`OtlpSender` is the span builder's sink: it gathers :data:`BATCH` spans, serialises
-them into one ``ExportTraceServiceRequest`` (:func:`.otlp_wire.request_bytes`) and hands the
+them into one ``ExportTraceServiceRequest`` (:func:`.otlp_proto.request_bytes`) and hands the
 body to a thread of its own, which POSTs it with ``Content-Type: application/x-protobuf``
 and the headers given (``--otlp-header``). At most :data:`QUEUED` bodies wait: a slow
 collector slows the walk instead of filling memory.
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from .otlp_model import SpanData
-from .otlp_wire import request_bytes
+from .otlp_proto import request_bytes
 from .plan import ExportError
 
 #: Spans per request (the OpenTelemetry SDK's default batch is 512).

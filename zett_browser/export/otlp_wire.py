@@ -1,14 +1,15 @@
 """Provides the two wire forms of the spans: OTLP protobuf messages and the OTLP/JSON document.
 
 Both carry one resource (``service.name`` ``zett-agent``) and one instrumentation scope
-(``zett-browser`` and its version). :func:`request_bytes` builds an
-``ExportTraceServiceRequest`` with the ``opentelemetry-proto`` classes and serialises it:
-the body of one OTLP/HTTP POST. :class:`OtlpJsonWriter` writes the same request as OTLP/JSON
-(the protobuf JSON mapping with the OTLP rules: ids as hex, enums as numbers, 64-bit integers
-as decimal strings), one span at a time as the walk goes, so a session of any length is
-written with flat memory. The JSON is written directly rather than through
-``google.protobuf.json_format`` (ten times slower per span, pure Python); the tests parse it
-back with ``json_format`` into the protobuf classes and compare it with :func:`spans_proto`.
+(``zett-browser`` and its version). :func:`spans_proto` builds an
+``ExportTraceServiceRequest`` with the ``opentelemetry-proto`` classes (the body of one
+OTLP/HTTP POST is those bytes, written directly by :mod:`.otlp_proto`).
+:class:`OtlpJsonWriter` writes the same request as OTLP/JSON (the protobuf JSON mapping
+with the OTLP rules: ids as hex, enums as numbers, 64-bit integers as decimal strings), one
+span at a time as the walk goes, so a session of any length is written with flat memory.
+The JSON is written directly rather than through ``google.protobuf.json_format`` (ten
+times slower per span, pure Python); the tests parse it back with ``json_format`` into the
+protobuf classes and compare it with :func:`spans_proto`.
 Like every JSON the CLI writes it is ASCII (:func:`..text.safe_json`).
 """
 
@@ -28,10 +29,10 @@ from ..text import safe_json
 from .otlp_model import SCOPE, SERVICE, AttrValue, SpanData
 
 #: ``Status.StatusCode.STATUS_CODE_ERROR``.
-_ERROR = 2
+ERROR_CODE = 2
 
 
-def _valid(text: str) -> str:
+def valid_text(text: str) -> str:
     """``text`` as valid UTF-8 (a lone surrogate from a damaged row becomes U+FFFD): protobuf refuses it."""
     if text.isascii():
         return text
@@ -52,9 +53,9 @@ def _set(target: AnyValue, value: AttrValue) -> None:
     elif isinstance(value, list):
         add = target.array_value.values.add
         for item in value:
-            add(string_value=_valid(item))
+            add(string_value=valid_text(item))
     else:
-        target.string_value = _valid(value)
+        target.string_value = valid_text(value)
 
 
 def span_proto(span: SpanData) -> Span:
@@ -66,7 +67,7 @@ def span_proto(span: SpanData) -> Span:
     message = Span(
         trace_id=span.trace_id,
         span_id=span.span_id,
-        name=_valid(span.name),
+        name=valid_text(span.name),
         kind=int(span.kind),  # type: ignore[arg-type]
         start_time_unix_nano=span.start_ns,
         end_time_unix_nano=span.end_ns,
@@ -77,29 +78,25 @@ def span_proto(span: SpanData) -> Span:
     if span.parent_id is not None:
         message.parent_span_id = span.parent_id
     if span.error is not None:
-        message.status.code = _ERROR  # type: ignore[assignment]
-        message.status.message = _valid(span.error)
+        message.status.code = ERROR_CODE  # type: ignore[assignment]
+        message.status.message = valid_text(span.error)
     return message
 
 
-def _resource() -> Resource:
+def resource_proto() -> Resource:
     return Resource(attributes=[KeyValue(key="service.name", value=AnyValue(string_value=SERVICE))])
 
 
-def _scope() -> InstrumentationScope:
+def scope_proto() -> InstrumentationScope:
     return InstrumentationScope(name=SCOPE, version=__version__)
 
 
 def spans_proto(spans: Iterable[SpanData]) -> ExportTraceServiceRequest:
     """An ``ExportTraceServiceRequest`` holding ``spans`` under the export's resource and scope."""
-    scope_spans = ScopeSpans(scope=_scope(), spans=[span_proto(span) for span in spans])
-    return ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=_resource(), scope_spans=[scope_spans])])
-
-
-def request_bytes(spans: Iterable[SpanData]) -> bytes:
-    """The body of one OTLP/HTTP protobuf request carrying ``spans``."""
-    body: bytes = spans_proto(spans).SerializeToString()
-    return body
+    scope_spans = ScopeSpans(scope=scope_proto(), spans=[span_proto(span) for span in spans])
+    return ExportTraceServiceRequest(
+        resource_spans=[ResourceSpans(resource=resource_proto(), scope_spans=[scope_spans])]
+    )
 
 
 # -- OTLP/JSON ------------------------------------------------------------------------------
@@ -113,9 +110,9 @@ def _json_value(value: AttrValue) -> str:
     if isinstance(value, float):
         return f'{{"doubleValue": {safe_json(value)}}}'
     if isinstance(value, list):
-        items = ", ".join(f'{{"stringValue": {_quote(_valid(item))}}}' for item in value)
+        items = ", ".join(f'{{"stringValue": {_quote(valid_text(item))}}}' for item in value)
         return f'{{"arrayValue": {{"values": [{items}]}}}}'
-    return f'{{"stringValue": {_quote(_valid(value))}}}'
+    return f'{{"stringValue": {_quote(valid_text(value))}}}'
 
 
 def span_json(span: SpanData) -> str:
@@ -129,10 +126,10 @@ def span_json(span: SpanData) -> str:
     attributes = ", ".join(f'{{"key": {_quote(key)}, "value": {_json_value(value)}}}' for key, value in span.attributes)
     status = ""
     if span.error is not None:
-        status = f', "status": {{"code": {_ERROR}, "message": {_quote(_valid(span.error))}}}'
+        status = f', "status": {{"code": {ERROR_CODE}, "message": {_quote(valid_text(span.error))}}}'
     return (
         f'{{"traceId": "{span.trace_id.hex()}", "spanId": "{span.span_id.hex()}"{parent}, '
-        f'"name": {_quote(_valid(span.name))}, "kind": {int(span.kind)}, '
+        f'"name": {_quote(valid_text(span.name))}, "kind": {int(span.kind)}, '
         f'"startTimeUnixNano": "{span.start_ns}", "endTimeUnixNano": "{span.end_ns}", '
         f'"attributes": [{attributes}]{status}}}'
     )
@@ -164,4 +161,13 @@ class OtlpJsonWriter:
         self.out.write("\n]}]}]}\n")
 
 
-__all__ = ["OtlpJsonWriter", "request_bytes", "span_json", "span_proto", "spans_proto"]
+__all__ = [
+    "ERROR_CODE",
+    "OtlpJsonWriter",
+    "resource_proto",
+    "scope_proto",
+    "span_json",
+    "span_proto",
+    "spans_proto",
+    "valid_text",
+]

@@ -30,6 +30,7 @@ from ..model.records import SessionNode, asked_at
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage
 from ..storage.export_rows import stored_session, stored_snapshots, task_links
+from ..storage.quickexport import EncodedRow
 from ..storage.scan import raw_after
 from ..views.labels import distinguish, node_name, sibling, tagged
 from .source import Source, source_of
@@ -49,7 +50,7 @@ class ExportError(Exception):
     """The export cannot be made (unknown session, unwritable output); one line for a person."""
 
 
-def task_call_ids(row: Mapping[str, Any]) -> list[str]:
+def task_call_ids(row: Mapping[str, Any] | EncodedRow) -> list[str]:
     """Ids of the ``task``/``task_start`` calls of an assistant row, in order (cheap test before decoding)."""
     text = row.get("message_json")
     if row.get("role") != _ASSISTANT or not isinstance(text, str) or not any(f'"{n}"' in text for n in _DELEGATING):
