@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 
 from tests.support import AGENT_RUN_CHILD, AGENT_RUN_ROOT, CHILD, PARENT, ROOT
 from tests.ui.helpers import frozen_clock, settle, store_copy
@@ -241,3 +242,70 @@ async def test_the_scroll_width_follows_labels_that_change_after_the_first_paint
         tree.refit()
         await pilot.pause()
         assert tree.virtual_size.width == fitted_width(tree) < 160
+
+
+async def settled_tree(pilot: object) -> SessionTree:
+    """The tree once the first screen's labels (usage, states, tags) have all arrived."""
+    from zett_browser.screens.quiet import QUIET_S
+
+    await settle(pilot)  # type: ignore[arg-type]
+    await pilot.pause(QUIET_S + 0.2)  # type: ignore[attr-defined]
+    await settle(pilot)  # type: ignore[arg-type]
+    return pilot.app.screen.query_one(SessionTree)  # type: ignore[attr-defined, no-any-return]
+
+
+async def test_states_read_again_unchanged_repaint_no_tree_line(tmp_path: Path) -> None:
+    """A follow poll reads the states of the sessions it touched again and marks them: when
+    nothing changed, no label is set and no line of the tree is repainted (every mark used to
+    set each label anew, repainting the node's line and the lines under it)."""
+    app = make_app(str(store_copy("agent_run", tmp_path)), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        tree = await settled_tree(pilot)
+        states = dict(tree.labels.states)
+        assert states, "the fixture's sessions have states"
+        labels = {node.id: node.label for node in tree.root.children}
+        repaints: list[object] = []
+        real_refresh = tree.refresh
+
+        def refresh(*regions: object, **options: object) -> object:
+            repaints.append(regions)
+            return real_refresh(*regions, **options)  # type: ignore[arg-type]
+
+        tree.refresh = refresh  # type: ignore[method-assign, assignment]
+        tree.mark(states, {})  # what a poll's state read hands the tree
+        await pilot.pause()
+        await pilot.pause()
+        assert repaints == []
+        assert {node.id: node.label for node in tree.root.children} == labels
+
+
+async def test_a_label_that_changes_width_does_not_lay_the_screen_out(tmp_path: Path) -> None:
+    """A followed session's label grows (``99 msg`` → ``100 msg``) while the tree already
+    scrolls sideways: the scroll range follows without laying out the screen (a layout
+    repainted every pane: 20-30 ms with 100 nodes open)."""
+    app = make_app(str(store_copy("agent_run", tmp_path)), clock=frozen_clock, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        tree = await settled_tree(pilot)
+        node = tree.cursor_node
+        assert node is not None and isinstance(node.label, Text)
+        node.set_label(node.label + " a long label" * 12)
+        tree.refit()
+        await settle(pilot)
+        wide = tree.virtual_size.width
+        assert wide == fitted_width(tree) > tree.scrollable_content_region.width
+        screen = app.screen
+        layouts: list[object] = []
+        real_layout = screen._refresh_layout
+
+        def refresh_layout(*args: object, **options: object) -> None:
+            layouts.append(args)
+            real_layout(*args, **options)  # type: ignore[arg-type]
+
+        screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+        node.set_label(node.label + " and more")
+        tree.refit()
+        await settle(pilot)
+        assert tree.virtual_size.width == fitted_width(tree) == wide + len(" and more")
+        assert layouts == []
+        assert tree.show_horizontal_scrollbar
+        assert tree.horizontal_scrollbar.window_virtual_size == tree.virtual_size.width

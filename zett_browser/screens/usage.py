@@ -28,6 +28,7 @@ from ..widgets.cardlayers import CardLayers
 from ..widgets.cards import card, life_card, notice_card
 from ..widgets.rawlog import RawLogView
 from ..widgets.session_tree import NodeData, SessionTree
+from ..widgets.tree_nodes import relabel
 from .calls import find_partner
 from .reads import Services
 from .task_cards import is_task_row, later_task_records, placed
@@ -146,11 +147,13 @@ class UsageLabels:
             return
         tree.usage.update(found)
         now = tree.clock()
+        relabelled = False
         for node in _session_nodes(tree):
             data = node.data
             if isinstance(data, SessionNode) and data.session_id in found:
-                node.set_label(tree.label_of(data, now))
-        tree.refit()  # a longer or shorter total changes what the tree scrolls over
+                relabelled = relabel(node, tree.label_of(data, now)) or relabelled
+        if relabelled:
+            tree.refit()  # a longer or shorter total changes what the tree scrolls over
 
     def relabel_shown(self) -> None:
         """The index grew: the shown sessions' totals may have too."""

@@ -25,7 +25,18 @@ from ..model.records import asked_at
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
 from .textual_compat import tree_relabelled
-from .tree_nodes import Group, More, NodeData, TagBook, find_session, level_of, mark_nodes, node_label, walk
+from .tree_nodes import (
+    Group,
+    More,
+    NodeData,
+    TagBook,
+    find_session,
+    level_of,
+    mark_nodes,
+    node_label,
+    relabel,
+    walk,
+)
 
 
 class TreeLabels:
@@ -114,7 +125,7 @@ class TreeLabels:
         now = self.clock()
         changed: list[SessionNode] = []
         known = {child.data.session_id: child for child in parent.children if isinstance(child.data, SessionNode)}
-        added = False
+        added = relabelled = False
         for node in nodes:
             existing = known.get(node.session_id)
             if existing is not None:
@@ -124,7 +135,7 @@ class TreeLabels:
                     continue  # unchanged: no new label (a poll re-reads every expanded node)
                 changed.append(node)
                 existing.data = node
-                existing.set_label(self.label_of(node, now))
+                relabelled = relabel(existing, self.label_of(node, now)) or relabelled
                 if node.child_count and not existing.allow_expand:
                     existing.allow_expand = True
                 continue
@@ -137,8 +148,8 @@ class TreeLabels:
             changed.append(node)
         if changed:
             self.retag(parent)
-            if not added:  # a node added lays the tree out anyway
-                tree_relabelled(parent.tree)  # a label that changed width changes the scroll range
+        if relabelled and not added:  # a node added lays the tree out anyway
+            tree_relabelled(parent.tree)  # a label that changed width changes the scroll range
         return changed, added
 
     def retag(self, parent: TreeNode[NodeData]) -> None:
@@ -147,10 +158,11 @@ class TreeLabels:
         nodes = [child.data for child in children if isinstance(child.data, SessionNode)]
         changed = self.tag_book.update(level_of(parent), nodes)
         now = self.clock()
+        relabelled = False
         for child in children:
             if isinstance(child.data, SessionNode) and child.data.session_id in changed:
-                child.set_label(self.label_of(child.data, now))
-        if changed:
+                relabelled = relabel(child, self.label_of(child.data, now)) or relabelled
+        if relabelled:
             tree_relabelled(parent.tree)
         if changed and self.names_changed is not None:
             self.names_changed()
@@ -161,8 +173,11 @@ class TreeLabels:
         now = self.clock()
         for changed in {before, session_id} - {None}:
             found = find_session(root, changed) if changed is not None else None
-            if found is not None and isinstance(found.data, SessionNode):
-                found.set_label(self.label_of(found.data, now))
+            if (
+                found is not None
+                and isinstance(found.data, SessionNode)
+                and relabel(found, self.label_of(found.data, now))
+            ):
                 tree_relabelled(root.tree)
 
     def set_review(self, root: TreeNode[NodeData], review: Mapping[str, Annotation]) -> None:
@@ -175,8 +190,7 @@ class TreeLabels:
         relabelled = False
         for node in walk(root):
             if isinstance(node.data, SessionNode) and node.data.session_id in changed:
-                node.set_label(self.label_of(node.data, now))
-                relabelled = True
+                relabelled = relabel(node, self.label_of(node.data, now)) or relabelled
         if relabelled:
             tree_relabelled(root.tree)  # a longer label widens what the tree scrolls over
 

@@ -122,6 +122,18 @@ def node_label(
     return label
 
 
+def relabel(node: TreeNode[NodeData], label: Text) -> bool:
+    """Give ``node`` ``label`` unless it already reads so (same text, same styles); True when
+    it changed. ``TreeNode.set_label`` repaints the node's line and every line under it even
+    for the label it has, and a follow poll re-labels the sessions it touched (their states
+    read again, their usage) whether anything changed or not."""
+    old = node.label
+    if isinstance(old, Text) and old.plain == label.plain and old.spans == label.spans and old.style == label.style:
+        return False
+    node.set_label(label)
+    return True
+
+
 def walk(root: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
     """Every node under ``root`` (not ``root`` itself), depth first, last child first."""
     stack = list(root.children)
@@ -222,7 +234,7 @@ def mark_nodes(
 ) -> bool:
     """Relabel the loaded nodes under ``root`` that ``states`` or ``hints`` name; an untitled
     node without a label hint takes its hint (a hint never replaces one: labels stay stable).
-    True when a node was relabelled."""
+    True when a node's label changed."""
     relabelled = False
     for node in walk(root):
         data = node.data
@@ -231,8 +243,7 @@ def mark_nodes(
         hint = hints.get(data.session_id)
         if hint and not data.title and data.label_hint is None:
             node.data = data = replace(data, label_hint=hint)
-        node.set_label(label_of(data))
-        relabelled = True
+        relabelled = relabel(node, label_of(data)) or relabelled
     return relabelled
 
 
