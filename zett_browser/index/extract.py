@@ -254,35 +254,36 @@ def doc_from_session(row: Mapping[str, Any]) -> Doc:
 # ``json.loads``. Anything else (another kind, an unknown or mistyped field, content
 # parts, bytes, a stop record) goes through the codec, so what gets indexed and which
 # rows count as problems is the same either way.
-_COMMON = {"attributes": dict, "persist": bool, "include_in_messages": bool}
-_FIELDS: dict[int, dict[str, type | tuple[type, ...]]] = {
-    1: {**_COMMON, "content": str},
-    2: {**_COMMON, "content": str},
-    6: {**_COMMON, "content": str},
+_COMMON = {"attributes": (dict,), "persist": (bool,), "include_in_messages": (bool,)}
+_NONE = type(None)
+# Exact types: ``json.loads`` makes no subclasses, and exact types never take 1 for True.
+_FIELDS: dict[int, dict[str, tuple[type, ...]]] = {
+    1: {**_COMMON, "content": (str,)},
+    2: {**_COMMON, "content": (str,)},
+    6: {**_COMMON, "content": (str,)},
     3: {
         **_COMMON,
-        "content": str,
-        "reasoning": (str, type(None)),
-        "tool_calls": list,
-        "provider": (str, type(None)),
-        "model": (str, type(None)),
-        "replay_blocks": list,
-        "stop": type(None),
+        "content": (str,),
+        "reasoning": (str, _NONE),
+        "tool_calls": (list,),
+        "provider": (str, _NONE),
+        "model": (str, _NONE),
+        "replay_blocks": (list,),
+        "stop": (_NONE,),
     },
-    4: {**_COMMON, "tool_call_id": str, "name": str, "content": str, "success": bool},
+    4: {**_COMMON, "tool_call_id": (str,), "name": (str,), "content": (str,), "success": (bool,)},
 }
 _REQUIRED = {1: {"content"}, 2: {"content"}, 6: {"content"}, 3: set(), 4: {"tool_call_id", "name", "content"}}
-_CALL: dict[str, type | tuple[type, ...]] = {"id": str, "name": str, "arguments": dict, "error": (str, type(None))}
+_CALL: dict[str, tuple[type, ...]] = {"id": (str,), "name": (str,), "arguments": (dict,), "error": (str, _NONE)}
+_CALL_REQUIRED = {"id", "name"}
 
 
-def _plain_fields(data: object, fields: Mapping[str, type | tuple[type, ...]], required: set[str]) -> bool:
+def _plain_fields(data: object, fields: Mapping[str, tuple[type, ...]], required: set[str]) -> bool:
     """Whether ``data`` is an object with only known fields, each exactly of its type."""
-    if not isinstance(data, dict) or not required.issubset(data):
+    if type(data) is not dict or not data.keys() >= required:
         return False
     for key, value in data.items():
-        expected = fields.get(key)
-        # bool is an int subclass: compare exact types so 1 is never taken for True.
-        if expected is None or not isinstance(value, expected) or (expected is bool) != (type(value) is bool):
+        if type(value) not in fields.get(key, ()):
             return False
     return True
 
@@ -315,10 +316,12 @@ def _fast_texts(payload: object, doc: Doc) -> list[str] | None:
         return [data["content"], *extra]
     calls = data.get("tool_calls", [])
     blocks = data.get("replay_blocks", [])
-    if not all(_plain_fields(call, _CALL, {"id", "name"}) for call in calls) or not all(
-        isinstance(block, dict) for block in blocks
-    ):
-        return None
+    for call in calls:
+        if not _plain_fields(call, _CALL, _CALL_REQUIRED):
+            return None
+    for block in blocks:
+        if not isinstance(block, dict):
+            return None
     texts = [data.get("content", "")]
     if data.get("reasoning"):
         doc.reasoning = True

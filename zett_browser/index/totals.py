@@ -185,27 +185,47 @@ def _add_to_tree(db: sqlite3.Connection, session_ids: Iterable[str], delta: Delt
     db.executemany(_ADD["tree_totals"], [_values(session_id, delta) for session_id in session_ids])
 
 
+def _summed(usages: list[RowUsage]) -> Delta:
+    """The sum of rows' deltas: each column summed once (a per-row ``Delta.add`` cost most
+    of a build's totals work)."""
+    if len(usages) == 1:
+        one = usages[0].delta
+        return Delta(list(one.counts), one.first, one.last)
+    counts = [sum(column) for column in zip(*(usage.delta.counts for usage in usages), strict=True)]
+    firsts = [usage.delta.first for usage in usages if usage.delta.first is not None]
+    lasts = [usage.delta.last for usage in usages if usage.delta.last is not None]
+    return Delta(counts, min(firsts, default=None), max(lasts, default=None))
+
+
 def add_rows(db: sqlite3.Connection, rows: Iterable[tuple[str, RowUsage]]) -> None:
     """Add the usage of newly indexed rows ``(session_id, usage)``, in sequence order."""
-    own: dict[str, Delta] = {}
-    days: dict[tuple[str, str, str, str], list[int]] = {}
+    by_session: dict[str, list[RowUsage]] = {}
+    by_day: dict[tuple[str, str, str, str], list[RowUsage]] = {}
     failed: dict[str, bool] = {}
     for session_id, usage in rows:
-        own.setdefault(session_id, Delta()).add(usage.delta)
-        key = (usage.day, session_id, usage.provider, usage.model)
-        counts = usage.delta.counts
-        day = days.get(key)
-        if day is None:
-            days[key] = [counts[number] for number in _DAY_INDEX]
+        found = by_session.get(session_id)
+        if found is None:
+            by_session[session_id] = [usage]
         else:
-            days[key] = [total + counts[number] for total, number in zip(day, _DAY_INDEX, strict=True)]
+            found.append(usage)
+        key = (usage.day, session_id, usage.provider, usage.model)
+        found = by_day.get(key)
+        if found is None:
+            by_day[key] = [usage]
+        else:
+            found.append(usage)
         if usage.failed is not None:
             failed[session_id] = usage.failed
+    own = {session_id: _summed(usages) for session_id, usages in by_session.items()}
     for session_id, state in failed.items():
         row = db.execute("SELECT failed_sessions FROM own_totals WHERE id = ?", (session_id,)).fetchone()
         own[session_id].counts[_INDEX["failed_sessions"]] = int(state) - (int(row[0]) if row else 0)
     db.executemany(_ADD["own_totals"], [_values(session_id, delta) for session_id, delta in own.items()])
-    db.executemany(_ADD_DAY, [(*key, *map(_clamp, values)) for key, values in days.items()])
+    days = []
+    for key, usages in by_day.items():
+        counts = _summed(usages).counts
+        days.append((*key, *(_clamp(counts[number]) for number in _DAY_INDEX)))
+    db.executemany(_ADD_DAY, days)
     for session_id, delta in own.items():
         _add_to_tree(db, [session_id, *ancestors(db, session_id)], delta)
 

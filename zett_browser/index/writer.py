@@ -13,6 +13,7 @@ the whole store. Such characters are written as U+FFFD (what the app shows for t
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -28,6 +29,9 @@ _DOC_SQL = (
     "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
     " reasoning, image, meta, tags, problem, outcome, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+#: One statement per batch: SQLite then indexes the whole batch without taking the GIL
+#: back after each row (an ``executemany`` does, and waits for it while the extractor runs).
+_FTS_SQL = "INSERT INTO fts(rowid, body) SELECT ? + key, value FROM json_each(?)"
 _SESSION_SQL = (
     "INSERT INTO sessions (id, parent_id, session_type, title, agent, created, updated) VALUES (?,?,?,?,?,?,?)"
     " ON CONFLICT(id) DO UPDATE SET parent_id=excluded.parent_id, session_type=excluded.session_type,"
@@ -76,9 +80,11 @@ def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
             for number, doc in zip(ids, docs, strict=True)
         ],
     )
-    db.executemany(
-        "INSERT INTO fts(rowid, body) VALUES (?, ?)", [(n, _utf8(d.body)) for n, d in zip(ids, docs, strict=True)]
-    )
+    bodies = [_utf8(doc.body) for doc in docs]
+    if any("\x00" in body for body in bodies if body):  # SQLite's JSON ends a string at NUL
+        db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", zip(ids, bodies, strict=True))
+    elif bodies:
+        db.execute(_FTS_SQL, (start, json.dumps(bodies, ensure_ascii=False)))
     return ids
 
 
