@@ -164,10 +164,8 @@ class SessionPane:
         self._count_tail(session_id, paging.model_floor(snapshots), bounds.last_sequence or 0)
 
     def _count_tail(self, session_id: str, floor: int, last: int) -> None:
-        """Count the messages the model gets after the latest boundary, after the page shows:
-        the count reads the tail through the storage, which a cold start loads only after
-        the first frame (awaited before the inspector showed, it cost ~600 ms on a
-        compacted session; the pane names the boundary meanwhile)."""
+        """Count the messages the model gets after the latest boundary once the page shows
+        (it needs the storage, which a cold start imports after the first frame)."""
         if not floor or last - floor > MODEL_TAIL_COUNTED:
             return
 
