@@ -34,7 +34,7 @@ from .contextsql import CALLS, NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIR
 from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
 from .fastdecode import decode_fast
 from .sidecars import SidecarGuard
-from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
+from .sqlitefile import open_stdlib_reader
 
 if TYPE_CHECKING:
     from ..model.messages import AnyMessage, CompactedMessage
@@ -83,17 +83,7 @@ class QuickContext:
     def __enter__(self) -> QuickContext:
         self._guard = SidecarGuard.record(self.path)  # before SQLite first looks at the file
         try:
-            check_sqlite_file(self.path)
-            connection = sqlite3.connect(
-                sqlite_uri(self.path, browse_mode(self.path)),
-                uri=True,
-                timeout=READER_BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-            )
-            self._connection = connection
-            connection.text_factory = lenient_text
-            connection.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA query_only=ON")
+            connection = self._connection = open_stdlib_reader(self.path, text_factory=lenient_text)
             self._check_schema(connection)
         except BaseException:
             self.__exit__()

@@ -47,7 +47,7 @@ from .convert import lenient_text
 from .errors import StoreError
 from .keyset import Position
 from .sidecars import SidecarGuard
-from .sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
+from .sqlitefile import open_stdlib_reader
 
 #: ``role`` of an assistant message (the only rows that delegate).
 _ASSISTANT = 3
@@ -166,16 +166,7 @@ class QuickExport:
     def __enter__(self) -> QuickExport:
         self._guard = SidecarGuard.record(self.path)  # before SQLite first looks at the file
         try:
-            check_sqlite_file(self.path)
-            connection = sqlite3.connect(
-                sqlite_uri(self.path, browse_mode(self.path)),
-                uri=True,
-                timeout=READER_BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-            )
-            self._connection = connection
-            connection.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA query_only=ON")
+            self._connection = open_stdlib_reader(self.path)
         except (OSError, ValueError, sqlite3.Error, StoreError):
             self.__exit__()  # every page is then read the usual way (which reports the problem)
         return self

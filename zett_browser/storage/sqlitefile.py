@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ..text import clean
@@ -125,3 +127,29 @@ def sqlite_uri(path: Path, mode: str) -> str:
 def browse_mode(path: Path) -> str:
     """Always ``ro``: see the module docstring for why ``rw`` + ``query_only`` is not enough."""
     return "ro"
+
+
+def open_stdlib_reader(
+    path: Path, *, text_factory: Callable[[bytes], Any] | None = None, check_same_thread: bool = True
+) -> sqlite3.Connection:
+    """``path`` opened read-only through the stdlib driver as the storage opens it: the file
+    checked first, the ``mode=ro`` URI of the quoted path, autocommit (no transaction held
+    between reads), the reader's busy timeout and ``query_only``. Record a
+    :class:`~.sidecars.SidecarGuard` before calling it and release it after closing."""
+    check_sqlite_file(path)
+    connection = sqlite3.connect(
+        sqlite_uri(path, browse_mode(path)),
+        uri=True,
+        timeout=READER_BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=check_same_thread,
+    )
+    try:
+        if text_factory is not None:
+            connection.text_factory = text_factory
+        connection.execute(f"PRAGMA busy_timeout={READER_BUSY_TIMEOUT_MS}")
+        connection.execute("PRAGMA query_only=ON")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
