@@ -25,21 +25,10 @@ from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
 from .facts import mark_steering
 from .row_usage import row_usage
 
-_DOC_COLUMNS = (
-    "id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
-    " reasoning, image, meta, tags, problem, outcome, flags"
+_DOC_SQL = (
+    "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
+    " reasoning, image, meta, tags, problem, outcome, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_DOC_SQL = f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES ({', '.join('?' * 18)})"
-#: A batch's docs in one statement, like its FTS rows: ``executemany`` takes the GIL back
-#: after every row and waits for it each time while the extractor's thread runs (measured
-#: on a 100,000-message build: 17-18 s instead of 21-22 s wall).
-_DOCS_JSON_SQL = (
-    f"INSERT INTO docs ({_DOC_COLUMNS}) SELECT "
-    + ", ".join(f"json_extract(value, '$[{n}]')" for n in range(18))
-    + " FROM json_each(?)"
-)
-#: Integers JSON carries exactly into SQLite (beyond them SQLite reads a REAL).
-_INT_RANGE = range(-(2**63), 2**63)
 #: One statement per batch: SQLite then indexes the whole batch without taking the GIL
 #: back after each row (an ``executemany`` does, and waits for it while the extractor runs).
 _FTS_SQL = "INSERT INTO fts(rowid, body) SELECT ? + key, value FROM json_each(?)"
@@ -65,67 +54,38 @@ def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
     """Insert documents with consecutive ids (one ``executemany`` per table)."""
     start = int(db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]) + 1
     ids = list(range(start, start + len(docs)))
-    rows = [
-        (
-            number,
-            doc.session_id,
-            doc.sequence,
-            doc.kind,
-            doc.time,
-            _utf8(doc.model),
-            _utf8(f" {doc.tools} ") if doc.tools else None,
-            doc.tokens,
-            doc.duration_s,
-            int(doc.error),
-            _utf8(doc.stop),
-            int(doc.reasoning),
-            int(doc.image),
-            _utf8(doc.meta),
-            _utf8(doc.tags),
-            _utf8(doc.problem),
-            doc.outcome,
-            f" {doc.flags} " if doc.flags else None,
-        )
-        for number, doc in zip(ids, docs, strict=True)
-    ]
-    _insert_docs(db, rows)
+    db.executemany(
+        _DOC_SQL,
+        [
+            (
+                number,
+                doc.session_id,
+                doc.sequence,
+                doc.kind,
+                doc.time,
+                _utf8(doc.model),
+                _utf8(f" {doc.tools} ") if doc.tools else None,
+                doc.tokens,
+                doc.duration_s,
+                int(doc.error),
+                _utf8(doc.stop),
+                int(doc.reasoning),
+                int(doc.image),
+                _utf8(doc.meta),
+                _utf8(doc.tags),
+                _utf8(doc.problem),
+                doc.outcome,
+                f" {doc.flags} " if doc.flags else None,
+            )
+            for number, doc in zip(ids, docs, strict=True)
+        ],
+    )
     bodies = [_utf8(doc.body) for doc in docs]
     if any("\x00" in body for body in bodies if body):  # SQLite's JSON ends a string at NUL
         db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", zip(ids, bodies, strict=True))
     elif bodies:
         db.execute(_FTS_SQL, (start, json.dumps(bodies, ensure_ascii=False)))
     return ids
-
-
-def _insert_docs(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """Insert docs rows: the batch in one statement when SQLite's JSON carries it exactly,
-    else row by row (a NaN or infinity, which JSON cannot write; a NUL, at which SQLite's
-    JSON ends a string; a token count beyond 64 bits, which SQLite would read as a REAL)."""
-    if not rows:
-        return
-    try:
-        payload = json.dumps(rows, ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        payload = None
-    if (
-        payload is None
-        or "\\u0000" in payload  # also a text that spells it out: row by row, only slower
-        or any(row[7] is not None and row[7] not in _INT_RANGE for row in rows)
-    ):
-        db.executemany(_DOC_SQL, rows)
-        return
-    db.execute(_DOCS_JSON_SQL, (payload,))
-    _exact_reals(db, rows)
-
-
-def _exact_reals(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """Write again any REAL that SQLite's reading of its decimal text did not give bit for bit
-    (it rounds correctly where the platform has long doubles; this holds it elsewhere)."""
-    stored = db.execute("SELECT id, time, duration FROM docs WHERE id BETWEEN ? AND ?", (rows[0][0], rows[-1][0]))
-    found = {number: (time, duration) for number, time, duration in stored}
-    fixes = [(row[4], row[8], row[0]) for row in rows if found.get(row[0]) != (row[4], row[8])]
-    if fixes:
-        db.executemany("UPDATE docs SET time = ?, duration = ? WHERE id = ?", fixes)
 
 
 def _bump_problems(db: sqlite3.Connection, count: int) -> None:
