@@ -49,7 +49,7 @@ from benchmarks.bigstore import REALISTIC, cached  # noqa: E402
 
 BIG = cached("1M")
 FULL = (
-    "import sys, zett_browser.cli.index as c; c.fresh_index = lambda *a: None\n"
+    "import sys, zett_browser.cli.synced as c; c.fresh_index = lambda *a: None\n"
     "from zett_browser.__main__ import main\nraise SystemExit(main(sys.argv[1:]))"
 )
 FLOOR_SEARCH = (

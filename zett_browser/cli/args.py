@@ -13,7 +13,6 @@ import contextlib
 import os
 import re
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -29,8 +28,28 @@ MAX_PAGE_SIZE = 1000
 DEFAULT_PAGE_SIZE = 50
 
 
+def help_width() -> int:
+    """The width argparse wraps help to: ``shutil.get_terminal_size``'s columns less two,
+    read as it reads them (``$COLUMNS``, then the terminal, then 80) without importing
+    :mod:`shutil` (argparse does on every parser: ~6 ms of a subcommand's start)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (``zett-browser: <message> (see --help)``)."""
+    """argparse, but a usage error is one line (``zett-browser: <message> (see --help)``),
+    and help is wrapped without importing :mod:`shutil` (:func:`help_width`)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=help_width())  # type: ignore[call-arg]  # every HelpFormatter takes it
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {one_line(message)} (see --help)", file=sys.stderr)
@@ -154,6 +173,8 @@ def report(error: BaseException, *, debug: bool, secrets: tuple[str, ...]) -> in
     from ..storage.target import scrub
 
     if debug:
+        import traceback  # here: only --debug prints one
+
         trace = "".join(traceback.format_exception(error))
         print(clean(scrub(trace, secrets)).rstrip("\n"), file=sys.stderr)
     print(f"{PROG}: {one_line(scrub(str(error), secrets))}", file=sys.stderr)

@@ -13,10 +13,8 @@ import argparse
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..index.files import index_stats
-from ..index.fresh import fresh_index
 from ..index.notes_filter import needs_notes, resolve
 from ..index.query import HELP, QueryError, parse
 from ..index.search import Hit, Searcher
@@ -25,37 +23,7 @@ from ..storage.errors import StoreError
 from ..storage.sqlitefile import sqlite_path
 from ..text import clean, one_line, safe_json
 from .args import STORE_HELP, OneLineParser, add_index_dir, add_notes_file, add_store, closed_pipe, names_a_store
-
-if TYPE_CHECKING:
-    from ..index.sync import Progress, SideIndex, SyncReport
-
-#: Rows per batch of the sync (``index.sync.BATCH``; that module loads the SQL storage).
-BATCH = 2000
-
-
-def _progress_line(progress: Progress) -> str:
-    eta = f", {progress.eta:.0f} s left" if progress.eta is not None else ""
-    return f"\rindexing {progress.done:,}/{progress.total:,} rows ({progress.rate:,.0f}/s{eta})   "
-
-
-async def _sync(index: SideIndex, *, rebuild: bool, show: bool) -> SyncReport:
-    """Sync with a progress line on a terminal (``show``: also every 20,000 rows elsewhere)."""
-    from ..index.sync import SyncReport
-
-    report = SyncReport()
-    shown = False
-    try:
-        async for progress in index.steps(rebuild=rebuild):
-            if progress.report is not None:
-                report = progress.report
-            elif sys.stderr.isatty() or show and progress.done % 20_000 < BATCH:
-                print(_progress_line(progress), end="", file=sys.stderr, flush=True)
-                shown = True
-    finally:
-        if shown:
-            print(file=sys.stderr)  # ends the progress line, also when a signal stopped the sync
-        await index.storage.close()
-    return report
+from .synced import sync_with_progress, synced_index
 
 
 def _size(path: Path | None) -> str:
@@ -77,7 +45,7 @@ def main_index(argv: list[str]) -> int:
     try:
         storage = SQLSessionStorage.open_for_browsing(args.store)
         index = SideIndex(storage, args.index_dir)
-        report = run_async(_sync(index, rebuild=args.rebuild, show=True))
+        report = run_async(sync_with_progress(index, rebuild=args.rebuild, show=True))
     except (StoreError, OSError, sqlite3.Error) as error:
         print(f"zett-browser: {one_line(error, 300)}", file=sys.stderr)
         return 2
@@ -93,28 +61,6 @@ def main_index(argv: list[str]) -> int:
         f"(store: {_size(storage.path)})"
     )
     return 0
-
-
-def synced_index(store: str | None, directory: Path | None, *, show: bool = False) -> tuple[Path, bool]:
-    """The index file of ``store``, brought up to date first, and whether another process
-    was updating it (the sync was skipped: it may be incomplete).
-
-    A SQLite store whose index a sync would leave as it is (:func:`~..index.fresh.fresh_index`)
-    is read straight away, with no SQL storage loaded; any other store is opened and synced
-    (``show``: with a progress line, see :func:`_sync`).
-
-    Raises:
-        StoreError: the store cannot be browsed. OSError, sqlite3.Error: the index cannot be written.
-    """
-    local = sqlite_path(store)
-    if local is not None and (path := fresh_index(local, directory)) is not None:
-        return path, False
-    from ..index.sync import SideIndex
-    from ..storage import SQLSessionStorage
-
-    index = SideIndex(SQLSessionStorage.open_for_browsing(store), directory)
-    report = run_async(_sync(index, rebuild=False, show=show))
-    return index.path, report.skipped
 
 
 def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
@@ -143,12 +89,12 @@ def _labelled(store: str | None, hits: list[Hit]) -> list[Hit]:
 def _quick_labelled(path: Path, hits: list[Hit]) -> list[Hit] | None:
     """``hits`` named through the stdlib driver, or None: the storage names them."""
     from ..index.hit_labels import MAX_SESSIONS, named_nodes, relabelled
-    from ..storage.quickcontext import QuickContext
     from ..storage.quicklabels import QuickLabels
+    from ..storage.quickread import QuickReader
 
     wanted = list(dict.fromkeys(hit.session_id for hit in hits))[:MAX_SESSIONS]
     try:
-        with QuickContext(path) as context:
+        with QuickReader(path) as context:
             reads = QuickLabels(context)
             nodes = [node for session_id in wanted if (node := drive(reads.get_node(session_id))) is not None]
             labels = drive(named_nodes(reads, nodes))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text import one_line
-from ..views.labels import UUID, UUID_PREFIX, unique_prefixes
 
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage
@@ -22,6 +21,8 @@ class SessionChoiceError(Exception):
 
 def is_full_id(typed: str) -> bool:
     """Whether ``typed`` is a whole UUID (the commands then read it as it is, no look-up)."""
+    from ..views.labels import UUID  # here: `usage` without --session loads no labelling
+
     return UUID.match(typed) is not None
 
 
@@ -31,6 +32,8 @@ async def resolve_session(storage: SQLSessionStorage, typed: str) -> str:
     Raises:
         SessionChoiceError: No session, or several, start with ``typed``.
     """
+    from ..views.labels import UUID_PREFIX, unique_prefixes
+
     match = await storage.sessions_with_prefix(typed)
     if match.session_id is not None:
         return match.session_id

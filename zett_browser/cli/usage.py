@@ -27,9 +27,8 @@ from ..storage.errors import StoreError
 from ..text import one_line
 from ..views.usage_json import row_json, session_json
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
-from .index import synced_index
 from .sessions import SessionChoiceError, is_full_id, resolve_at
-from .usage_sessions import session_lines
+from .synced import synced_index
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).
@@ -103,6 +102,8 @@ def print_report(path: Path, by: str, since: str | None, as_json: bool, *, store
 
         storage = SQLSessionStorage.open_for_browsing(store)
         try:
+            from .usage_sessions import session_lines  # here: only --by session names sessions
+
             named = session_lines(storage, path, rows)
         finally:
             run_async(storage.close())

@@ -4,32 +4,58 @@
 date (:meth:`SideIndex.sync`, :meth:`SideIndex.steps` for progress); :func:`parse` turns
 a line of the query language into a :class:`Query`; :class:`Searcher` pages its hits.
 The same sync keeps usage totals and cost (:mod:`.totals`, read by :mod:`.usage`).
-The sync's names load at first use (PEP 562), so reading an index needs no SQL storage.
+Every name loads from its submodule at first use (PEP 562, ``_HOMES``): a subcommand
+importing one submodule (``search``: the reader and the query language, no SQL storage)
+pays for that one only.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from .db import ENV_DIR, default_dir, index_file, store_identity
-from .files import index_stats
-from .query import Query, QueryError, parse
-from .search import Hit, Searcher, SearchPage
-
 if TYPE_CHECKING:
-    from .sync import Progress, SideIndex, SyncReport
+    from .db import ENV_DIR as ENV_DIR
+    from .db import default_dir as default_dir
+    from .db import index_file as index_file
+    from .db import store_identity as store_identity
+    from .files import index_stats as index_stats
+    from .query import Query as Query
+    from .query import QueryError as QueryError
+    from .query import parse as parse
+    from .search import Hit as Hit
+    from .search import Searcher as Searcher
+    from .search import SearchPage as SearchPage
+    from .sync import Progress as Progress
+    from .sync import SideIndex as SideIndex
+    from .sync import SyncReport as SyncReport
 
-#: Loaded at first use: the sync imports the SQL storage, which the subcommands' fast path
-#: (:mod:`.fresh`: searching an index already up to date) does without.
-_FROM_SYNC = ("Progress", "SideIndex", "SyncReport")
+#: Each public name -> the submodule defining it (the sync's load the SQL storage).
+_HOMES = {
+    "ENV_DIR": "db",
+    "default_dir": "db",
+    "index_file": "db",
+    "store_identity": "db",
+    "index_stats": "files",
+    "Query": "query",
+    "QueryError": "query",
+    "parse": "query",
+    "Hit": "search",
+    "Searcher": "search",
+    "SearchPage": "search",
+    "Progress": "sync",
+    "SideIndex": "sync",
+    "SyncReport": "sync",
+}
 
 
 def __getattr__(name: str) -> object:
-    if name in _FROM_SYNC:
-        from . import sync
-
-        return getattr(sync, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

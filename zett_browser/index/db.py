@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import re
 import sqlite3
@@ -35,6 +34,11 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+try:  # CPython's own SHA-256: what hashlib's OpenSSL one computes, ~4 ms less to import per subcommand
+    from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]
+except ImportError:  # another Python (3.12 names it _sha2)
+    from hashlib import sha256 as _sha256
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -92,7 +96,7 @@ def index_file(identity: str, directory: Path) -> Path:
     """The index file for a store identity: readable prefix plus a hash of the identity."""
     tail = identity.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "store"
     prefix = re.sub(r"[^A-Za-z0-9_.-]+", "-", tail)[:40].strip(".-") or "store"
-    digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = _sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return directory / f"{prefix}-{digest}.sqlite3"
 
 

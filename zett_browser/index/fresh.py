@@ -25,7 +25,7 @@ from ..storage.sidecars import SidecarGuard
 from ..storage.sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
 from ..storage.values import lenient_text, stored_time
 from . import db as index_db
-from . import pricing
+from .prices_version import table_version
 
 #: Sessions active this long before the high-water mark are looked at again (as the sync does).
 MARGIN = timedelta(seconds=60)
@@ -55,7 +55,7 @@ def _unchanged(index: sqlite3.Connection, identity: str, store: Path) -> bool:
     if index_db.current_state(index) != "complete":
         return False
     meta = index_db.read_meta(index)
-    if meta.get("identity") != identity or "anchors" not in meta or meta.get("prices") != pricing.table_version():
+    if meta.get("identity") != identity or "anchors" not in meta or meta.get("prices") != table_version():
         return False
     if meta.get("fingerprint") != index_db.store_fingerprint(store):
         return False

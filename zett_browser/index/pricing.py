@@ -21,6 +21,9 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from .prices_version import _dist_info_version as _dist_info_version  # tests read both here
+from .prices_version import table_version as table_version
+
 #: zett-agent provider name -> genai-prices provider id (same service, another name).
 ALIASES = {
     "xai": "x-ai",
@@ -114,45 +117,6 @@ def _lookup(provider: str, model: str) -> bool | None:
         return None
     prices = info.prices if isinstance(info.prices, list) else []
     return any(isinstance(price.constraint, types.TimeOfDateConstraint) for price in prices)
-
-
-@functools.cache
-def table_version() -> str:
-    """The installed genai-prices version (read from its metadata: no import of the table).
-
-    The one ``genai_prices-*.dist-info`` beside the package is read directly (what
-    :mod:`importlib.metadata` would find there, without its ~25 ms of imports on every
-    ``search`` and ``usage``); anything else asks :mod:`importlib.metadata`.
-    """
-    found = _dist_info_version()
-    if found is not None:
-        return found
-    from importlib.metadata import version
-
-    return version("genai-prices")
-
-
-def _dist_info_version() -> str | None:
-    """The ``Version:`` of the only genai-prices dist-info next to the importable package, or None."""
-    from importlib.util import find_spec
-    from pathlib import Path
-
-    try:
-        spec = find_spec("genai_prices")
-        if spec is None or spec.origin is None:
-            return None
-        infos = list(Path(spec.origin).parent.parent.glob("genai_prices-*.dist-info"))
-        if len(infos) != 1:
-            return None
-        with (infos[0] / "METADATA").open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("Version:"):
-                    return line.split(":", 1)[1].strip() or None
-                if not line.strip():
-                    return None  # the headers ended without one
-    except (OSError, ValueError, ImportError):
-        return None
-    return None
 
 
 def table_meta() -> dict[str, str]:

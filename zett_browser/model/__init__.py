@@ -37,13 +37,13 @@ if TYPE_CHECKING:
     from .messages import ToolMessage as ToolMessage
     from .messages import UnreadableMessage as UnreadableMessage
     from .messages import UserMessage as UserMessage
+    from .nodes import SessionNode as SessionNode
     from .records import MessageTiming as MessageTiming
     from .records import ModelUsage as ModelUsage
     from .records import Page as Page
     from .records import RawLogBounds as RawLogBounds
     from .records import RawMessageRecord as RawMessageRecord
     from .records import SessionCursor as SessionCursor
-    from .records import SessionNode as SessionNode
     from .records import SessionTotals as SessionTotals
     from .records import SnapshotInfo as SnapshotInfo
 
@@ -118,7 +118,7 @@ _HOMES = {
     "RawLogBounds": "records",
     "RawMessageRecord": "records",
     "SessionCursor": "records",
-    "SessionNode": "records",
+    "SessionNode": "nodes",
     "SessionTotals": "records",
     "SnapshotInfo": "records",
     "ContextSnapshot": "documented",  # pydantic: only when first asked for

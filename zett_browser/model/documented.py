@@ -13,8 +13,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-from .messages import CompactedMessage
+from . import records
+from .messages import AnyMessage, CompactedMessage, UnreadableMessage
 from .records import RawMessageRecord
+
+# RawMessageRecord names its message types in annotations only (:mod:`.records` defines no
+# message class, so the command line's labels never load them); pydantic resolves a
+# dataclass's annotations in its module's namespace when it first builds SessionView.
+vars(records).update(AnyMessage=AnyMessage, CompactedMessage=CompactedMessage, UnreadableMessage=UnreadableMessage)
 
 
 class SessionSummary(BaseModel):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..model.records import AskedLabel
+from ..model.nodes import AskedLabel
 from ..text import one_line
 
 #: Role codes of the ``raw_messages.role`` column (zett-agent's message kinds).

@@ -18,49 +18,22 @@ problem.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
 from ..model.messages import AnyMessage, CompactedMessage, UnreadableMessage
-from ..model.records import RawMessageRecord, SessionNode, SnapshotInfo
+from ..model.records import RawMessageRecord, SnapshotInfo
+from .noderows import UNREADABLE_TIME as UNREADABLE_TIME
+from .noderows import int_field as int_field
+from .noderows import node_from_row as node_from_row
+from .noderows import text_problems as text_problems
+from .noderows import time_field as time_field
 from .values import BadText as BadText
 from .values import lenient_text as lenient_text  # where callers found them
 from .values import stored_time as stored_time
 
 #: Decodes a stored ``message_json`` into a message (an unreadable one says why).
 Decode = Callable[[Any], "AnyMessage | CompactedMessage | UnreadableMessage"]
-
-
-def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
-    """A problem for each of ``names`` whose value was not valid UTF-8."""
-    return [f"{name} is not valid UTF-8" for name in names if isinstance(row[name], BadText)]
-
-
-#: Stand-in for a timestamp that could not be read (the record says so in ``problems``).
-UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def time_field(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> datetime | None:
-    value = row[name]
-    if isinstance(value, datetime):
-        return value
-    if value is None and optional:
-        return None
-    problems.append(f"{name} is not a timestamp: {value!r:.80}")
-    return None if optional else UNREADABLE_TIME
-
-
-def int_field(row: Mapping[Any, Any], name: str, problems: list[str], *, optional: bool = False) -> int | None:
-    value = row[name]
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if value is None and optional:
-        return None
-    problems.append(f"{name} is not an integer: {value!r:.80}")
-    return None if optional else 0
 
 
 def _json_object(row: Mapping[Any, Any], name: str, problems: list[str]) -> dict[str, Any]:
@@ -118,59 +91,6 @@ def record_from_row(row: Mapping[Any, Any], decode: Decode) -> RawMessageRecord:
         problems=tuple(problems),
     )
     return record
-
-
-def _count(value: Any) -> int:
-    """A correlated count or last sequence; anything odd (a text sequence's max) is 0."""
-    if type(value) is int:
-        return value
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
-        return int(value)
-    return 0
-
-
-def node_from_row(row: Mapping[Any, Any]) -> SessionNode:
-    """Build a tree node from a session row with its correlated counts.
-
-    Written for speed (a page of children holds up to 1,000 nodes): each value is read
-    once and checked by exact type, the slow path only for a damaged value.
-    """
-    session_id, parent, title, agent = row["id"], row["parent_session_id"], row["title"], row["agent_name"]
-    problems = [
-        f"{name} is not valid UTF-8"
-        for name, value in (("id", session_id), ("parent_session_id", parent), ("title", title), ("agent_name", agent))
-        if type(value) is BadText
-    ]
-    created, updated, session_type, last = (
-        row["created_at"],
-        row["updated_at"],
-        row["session_type"],
-        row["message_count"],
-    )
-    if type(created) is not datetime:
-        created = time_field(row, "created_at", problems) or UNREADABLE_TIME
-    if type(updated) is not datetime:
-        updated = time_field(row, "updated_at", problems) or UNREADABLE_TIME
-    if type(session_type) is not int:
-        session_type = int_field(row, "session_type", problems) or 0
-    if type(last) is not int:
-        problems.append(f"the last sequence is not an integer: {last!r:.40}")
-        last = _count(last)
-    if parent is not None and parent == session_id:
-        problems.append("parent cycle: it is its own parent")
-    return SessionNode(
-        session_id=session_id if isinstance(session_id, str) else str(session_id),  # BadText stays findable
-        parent_session_id=parent,
-        session_type=session_type,
-        title=title,
-        agent_name=agent,
-        created_at=created,
-        updated_at=updated,
-        message_count=last,
-        child_count=_count(row["child_count"]),
-        snapshot_count=_count(row["snapshot_count"]),
-        problems=tuple(problems),
-    )
 
 
 def snapshot_info_from_row(row: Mapping[Any, Any], decode: Decode) -> SnapshotInfo:

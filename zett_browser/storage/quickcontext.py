@@ -22,26 +22,19 @@ closes the connection and removes the ``-wal``/``-shm`` this read created.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.context import ContextRow
-from ..model.records import RawMessageRecord, SessionNode, SnapshotInfo
-from .contextsql import CALLS, NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES, SYSTEM_ROWS
-from .convert import BadText, lenient_text, node_from_row, record_from_row, snapshot_info_from_row, stored_time
+from ..model.records import RawMessageRecord, SnapshotInfo
+from .contextsql import SYSTEM_ROWS
+from .convert import BadText, record_from_row, snapshot_info_from_row
 from .fastdecode import decode_fast
-from .sidecars import SidecarGuard
-from .sqlitefile import open_stdlib_reader
+from .quickread import Declined as Declined  # where callers found it
+from .quickread import QuickReader
 
 if TYPE_CHECKING:
     from ..model.messages import AnyMessage, CompactedMessage
-
-
-class Declined(Exception):
-    """The reader cannot answer exactly: take the full path."""
 
 
 def _decode(payload: object) -> AnyMessage | CompactedMessage:
@@ -49,13 +42,6 @@ def _decode(payload: object) -> AnyMessage | CompactedMessage:
     if message is None:
         raise Declined("the fast decoder is not sure")
     return message
-
-
-def _argument(value: Any, offset: int) -> Any:
-    """An argument bound as the storage binds it; anything it binds in another form declines."""
-    if isinstance(value, BadText) or type(value) not in (str, int):
-        raise Declined("an argument the storage binds in another form")
-    return value + offset if offset else value
 
 
 def _record(row: dict[str, Any]) -> RawMessageRecord:
@@ -67,76 +53,13 @@ def _record(row: dict[str, Any]) -> RawMessageRecord:
     return record
 
 
-class QuickContext:
+class QuickContext(QuickReader):
     """The time-travel context's reads of one SQLite store, through the stdlib driver.
 
     Its methods are coroutines of the storage's signatures (the context's code awaits
-    them) that never suspend. Use as a context manager: the store is opened on entry and
-    closed, its sidecars released, on exit.
+    them) that never suspend; opening, closing, the schema check and ``get_node`` are
+    :class:`~.quickread.QuickReader`'s.
     """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._guard: SidecarGuard | None = None
-        self._connection: sqlite3.Connection | None = None
-
-    def __enter__(self) -> QuickContext:
-        self._guard = SidecarGuard.record(self.path)  # before SQLite first looks at the file
-        try:
-            connection = self._connection = open_stdlib_reader(self.path, text_factory=lenient_text)
-            self._check_schema(connection)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        connection, self._connection = self._connection, None
-        guard, self._guard = self._guard, None
-        try:
-            if connection is not None:
-                connection.close()
-        finally:
-            if guard is not None:
-                guard.release()
-
-    @staticmethod
-    def _check_schema(connection: sqlite3.Connection) -> None:
-        """Decline unless the store has the schema the statements were generated for."""
-        tables = {row[0] for row in connection.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
-        if not set(REQUIRED_TABLES) <= tables:
-            raise Declined("not the schema the statements were generated for")
-        for table in {table for table, _ in (*REQUIRED_COLUMNS, *NOT_NULL, *NEEDS_COLUMNS)}:
-            columns = {row[1]: row[3] for row in connection.execute(f'PRAGMA main.table_info("{table}")')}
-            if any(t == table and c not in columns for t, c in (*REQUIRED_COLUMNS, *NEEDS_COLUMNS)):
-                raise Declined("a required column is missing")  # the storage's check names it
-            if any(t == table and columns.get(c) != 1 for t, c in NOT_NULL):
-                raise Declined("a sort key that may be NULL")
-
-    def _rows(self, call: str, number: int = 0, **args: Any) -> list[dict[str, Any]]:
-        """Run statement ``number`` of a generated call; timestamp columns read as the storage reads them."""
-        if self._connection is None:
-            raise Declined("not open")
-        sql, specs, names, times = CALLS[call][number]
-        params = tuple(_argument(args[v], offset) if kind == "arg" else v for kind, v, offset in specs)
-        cursor = self._connection.execute(sql, params)
-        if tuple(column[0] for column in cursor.description or ()) != names:
-            raise Declined("the result columns differ from the generated ones")
-        rows = []
-        for values in cursor.fetchall():
-            row = dict(zip(names, values, strict=True))
-            for index in times:
-                row[names[index]] = stored_time(values[index])
-            rows.append(row)
-        return rows
-
-    def query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """The rows of one read-only statement on the open store (for :mod:`.quicklabels`)."""
-        if self._connection is None:
-            raise Declined("not open")
-        return self._connection.execute(sql, tuple(params)).fetchall()
-
-    # ------------------------------------------------------------------ the storage's calls
 
     async def session_with_prefix(self, prefix: str) -> str:
         """The one session ``prefix`` names (:meth:`~.facade.SessionStorage.sessions_with_prefix`);
@@ -152,10 +75,6 @@ class QuickContext:
         if len(found) != 1 or not isinstance(found[0]["id"], str) or isinstance(found[0]["id"], BadText):
             raise Declined("no session, or several")
         return str(found[0]["id"])
-
-    async def get_node(self, session_id: str) -> SessionNode | None:
-        rows = self._rows("get_node", session=session_id)
-        return node_from_row(rows[0]) if rows else None
 
     async def raw_page_before(self, session_id: str, *, limit: int = 50) -> list[RawMessageRecord]:
         if limit != 1:

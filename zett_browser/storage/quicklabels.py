@@ -3,14 +3,14 @@
 zett-agent's runtime gives no session a title, so ``zett-browser search`` names almost
 every hit by what its parent asked or its first prompt (:mod:`.labels`). Opening the SQL
 storage for that costs more than the search itself (SQLAlchemy's import), so the command
-line reads the same rows here: the nodes through :class:`.quickcontext.QuickContext`'s
+line reads the same rows here: the nodes through :class:`.quickread.QuickReader`'s
 generated statements, and the three label queries of :mod:`.labels` written out for
 SQLite with the same conditions (``LIKE … ESCAPE '/'`` as SQLAlchemy's ``autoescape``
 renders it). Their rows go through the same decoding and assembly (:mod:`.asked`), so
 both paths give the same labels (a test compares them on real stores).
 
 As in :mod:`.labels`, a query that fails gives no label, never an error. Anything the
-node reads decline (:class:`.quickcontext.Declined`) goes back to the caller, which then
+node reads decline (:class:`.quickread.Declined`) goes back to the caller, which then
 opens the storage.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from ..model.records import SessionNode
+from ..model.nodes import SessionNode
 from .asked import (
     ASSISTANT,
     CALL_WINDOW,
@@ -37,7 +37,7 @@ from .asked import (
     first_prompts,
     requests,
 )
-from .quickcontext import Declined, QuickContext
+from .quickread import Declined, QuickReader
 
 T = TypeVar("T")
 #: Host parameters per statement: SQLite 3.32+ allows 32,766; older builds 999.
@@ -50,13 +50,13 @@ def _like(value: str) -> str:
 
 
 class QuickLabels:
-    """``get_node`` and ``child_labels`` of an open :class:`.quickcontext.QuickContext`'s store.
+    """``get_node`` and ``child_labels`` of an open :class:`.quickread.QuickReader`'s store.
 
     Coroutines of the storage's signatures that never suspend (what
     :func:`zett_browser.index.hit_labels.labelled_hits` awaits).
     """
 
-    def __init__(self, context: QuickContext) -> None:
+    def __init__(self, context: QuickReader) -> None:
         self._context = context
 
     async def get_node(self, session_id: str) -> SessionNode | None:
