@@ -1,13 +1,14 @@
 """Benchmarks time travel's first step on the long compacted session (issue 29), in one run.
 
 The 100,000-message session of ``benchmarks/compacted_open.py``'s store (built once in the
-cache) is compacted every 40 messages (2,500 versions). Picking the
-snapshot in force at message N used to read every version's metadata, measuring each stored
-summary (``all_snapshot_versions`` + ``in_force``); now one query reads two columns newest
-first (``version_in_force``). Both are timed interleaved at several N in one process, next to
-``locate`` as a whole (N's row, the version, the summary in force decoded, what was offered)
-and real zett-agent's own warm ``load()`` of the session (what the model gets now), run by
-zett-agent 0.2.1 in its own virtualenv when it is there.
+cache) is compacted every 40 messages (2,500 versions). Picking the snapshot in force at
+message N used to read every version's metadata, measuring each stored summary
+(``all_snapshot_versions`` + ``in_force``); now the newest candidate (boundary before N)
+alone, two columns of one row (``version_in_force``). Both are timed interleaved at
+several N in one process, next to ``locate`` as a whole (N's row, the version, the summary
+in force decoded, what was offered) and real zett-agent's own warm ``load()`` of the
+session (what the model gets now), run by zett-agent 0.2.1 in its own virtualenv when it
+is there.
 
     python benchmarks/context_bench.py [--stores DIR] [--rounds 15]
 """
@@ -84,8 +85,8 @@ async def _measure(store: Path, rounds: int) -> list[str]:
             async def before(when: datetime | None = when) -> object:
                 return time_travel.in_force(await storage.all_snapshot_versions(BIG_SESSION), when)
 
-            async def after(when: datetime | None = when) -> object:
-                return await storage.version_in_force(BIG_SESSION, when)
+            async def after(when: datetime | None = when, at: int | None = at) -> object:
+                return await storage.version_in_force(BIG_SESSION, when, before_sequence=at)
 
             async def locate(at: int | None = at) -> object:
                 return await time_travel.locate(storage, BIG_SESSION, at)

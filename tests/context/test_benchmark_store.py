@@ -13,6 +13,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +107,9 @@ async def test_the_version_in_force_is_the_highest_dated_by_then_read_without_an
     big_store: tuple[Path, list[str]], tmp_path: Path, damage: str
 ) -> None:
     """``version_in_force`` (two columns, newest first) picks what ``in_force`` picks over every
-    version's metadata, for every message's start time and for now; a version whose time is
-    unreadable (the column is NOT NULL) counts only for now, and is counted as undated (issue 29)."""
+    version's metadata, for every message's step and for now; a version whose time is
+    unreadable (the column is NOT NULL) counts only for now, and is counted as undated when
+    it is newer than the one chosen and summarises only rows before the step (issue 29)."""
     path = tmp_path / "store.sqlite3"
     shutil.copyfile(big_store[0], path)
     session = big_store[1][0]
@@ -121,10 +123,13 @@ async def test_the_version_in_force_is_the_highest_dated_by_then_read_without_an
     try:
         versions = await storage.all_snapshot_versions(session)
         records = await storage.raw_page(session, after_sequence=0, limit=5_000)
-        for when in [None, *(record.started_at for record in records)]:
-            chosen = context.in_force(versions, when)
-            undated = sum(1 for version in versions if version.created_at is None) if when is not None else 0
+        steps: list[tuple[datetime | None, int | None]] = [(None, None)]
+        for when, sequence in [*steps, *((record.started_at, record.sequence) for record in records)]:
+            chosen = context.in_force(versions, when, sequence)
+            floor = chosen.version if chosen is not None else 0
+            possible = [v for v in versions if sequence is None or v.compacted_through_sequence < sequence]
+            undated = sum(1 for v in possible if v.created_at is None and v.version > floor) if when else 0
             expected = (chosen.version if chosen is not None else None, undated)
-            assert await storage.version_in_force(session, when) == expected, when
+            assert await storage.version_in_force(session, when, before_sequence=sequence) == expected, when
     finally:
         await storage.close()

@@ -90,12 +90,15 @@ async def test_a_snapshot_without_a_time_counts_only_now(
     store, record = agent_run
     session = record["session_id"]
     path = _copy(store, tmp_path)
+    step = record["records"][5]
     _add_snapshot(path, session, 6, 29, "not a time", "undated")
     point, _ = await _export(path, session, None)
     assert point.snapshot is not None and point.snapshot.version == 6
-    step = record["records"][5]
     point, exported = await _export(path, session, step["at"])
-    assert exported == step["messages"] and point.undated == 1
+    assert exported == step["messages"] and point.undated == 0, "it summarises #29: it was made after the step"
+    _add_snapshot(path, session, 7, step["at"] - 1, "not a time either", "undated too")
+    point, exported = await _export(path, session, step["at"])
+    assert exported == step["messages"] and point.undated == 1, "this one may have existed: left out, counted"
 
 
 async def test_an_unreadable_row_in_the_context_is_a_clear_error(

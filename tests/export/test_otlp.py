@@ -223,3 +223,21 @@ def test_the_snapshot_in_force_is_the_highest_version_made_before_the_step() -> 
         brute = max((version for time, version in made if at is not None and time < at), default=None)
         assert found.in_force(at) == brute, at
     assert Compactions().in_force(5) is None
+
+
+def test_a_snapshot_summarising_the_step_is_not_in_force_at_it_whatever_its_clock() -> None:
+    """As the context view decides (issue 29): a version whose boundary reaches the step's
+    message was made after it, even when its time says otherwise."""
+    from zett_browser.export.otlp_rows import Compactions
+
+    made = ((10, 1, 5), (20, 2, 40), (30, 3, 12))  # v2's clock is behind: it summarises #40
+    found = Compactions((10, 20, 30), (1, 2, 3), made)
+    assert found.in_force(25, 41) == 2 and found.in_force(25, 30) == 1 and found.in_force(25, 5) is None
+    assert found.in_force(35, 13) == 3 and found.in_force(35, 12) == 1 and found.in_force(35) == 3
+    for at in (None, 0, 10, 11, 20, 21, 30, 31):
+        for sequence in (None, 1, 5, 6, 12, 13, 40, 41):
+            brute = max(
+                (v for t, v, b in made if at is not None and t < at and (sequence is None or b < sequence)),
+                default=None,
+            )
+            assert found.in_force(at, sequence) == brute, (at, sequence)

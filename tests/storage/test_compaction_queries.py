@@ -122,6 +122,20 @@ async def test_the_version_in_force_now_reads_the_newest_version_alone(tmp_path:
         assert fetched == [1, 1], "the newest version alone, by LIMIT"
         first = await storage.snapshot_version(LEDGER_SESSION, 1)
         assert first is not None and first.created_at is not None
-        assert await storage.version_in_force(LEDGER_SESSION, first.created_at) == (1, 0), "a past time reads them all"
+        fetched.clear()
+        assert await storage.version_in_force(LEDGER_SESSION, first.created_at) == (1, 0), "by time: v2 came later"
+        assert fetched == [1, 0], "the newest candidate (v2, made later) did not decide: then all of them"
+        fetched.clear()
+        assert await storage.version_in_force(LEDGER_SESSION, first.created_at, before_sequence=10**6) == (1, 0)
+        assert len(fetched) == 2
+        second = await storage.snapshot_version(LEDGER_SESSION, 2)
+        assert second is not None and second.created_at is not None
+        fetched.clear()
+        after = second.compacted_through_sequence + 1
+        assert await storage.version_in_force(LEDGER_SESSION, second.created_at, before_sequence=after) == (2, 0)
+        assert fetched == [1], "the newest candidate decides: one row"
+        fetched.clear()
+        assert await storage.version_in_force(LEDGER_SESSION, second.created_at, before_sequence=1) == (None, 0)
+        assert fetched == [1], "no candidate summarises only rows before #1"
     finally:
         await storage.close()

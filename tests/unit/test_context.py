@@ -89,10 +89,20 @@ class MemoryStore:
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return next((s for s in self.snapshots if s.version == version), None)
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        chosen = in_force(self.snapshots, when)
-        undated = sum(1 for s in self.snapshots if s.created_at is None) if when is not None else 0
-        return (chosen.version if chosen is not None else None), undated
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        if when is None:
+            chosen = in_force(self.snapshots, None)
+            return (chosen.version if chosen is not None else None), 0
+        possible = [
+            s for s in self.snapshots if before_sequence is None or s.compacted_through_sequence < before_sequence
+        ]
+        chosen = in_force(possible, when)
+        floor = chosen.version if chosen is not None else 0
+        return (chosen.version if chosen is not None else None), sum(
+            1 for s in possible if s.created_at is None and s.version > floor
+        )
 
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         return self.envelopes.get(version)
@@ -134,6 +144,18 @@ def test_in_force_is_the_highest_version_created_by_then_whatever_its_boundary()
     assert in_force([], None) is None
 
 
+def test_a_snapshot_summarising_message_n_or_later_is_never_in_force_at_n_whatever_its_clock() -> None:
+    """Row N was written before any snapshot whose boundary reaches it: such a snapshot did
+    not exist when N's step began, even when a skewed clock dates it earlier (issue 29)."""
+    early, late = snapshot(1, through=9, created=5), snapshot(2, through=3, created=20)
+    versions = [late, early]
+    assert in_force(versions, AT + timedelta(minutes=6), before_sequence=10) is early
+    assert in_force(versions, AT + timedelta(minutes=6), before_sequence=9) is None, "early summarises #9"
+    assert in_force(versions, AT + timedelta(minutes=30), before_sequence=4) is late
+    assert in_force(versions, AT + timedelta(minutes=30), before_sequence=3) is None
+    assert in_force(versions, None, before_sequence=1) is late, "now: every snapshot counts"
+
+
 async def test_locate_takes_the_snapshot_that_existed_when_message_n_began() -> None:
     rows = [row(n, UserMessage(content=f"m{n}"), None) for n in range(1, 11)]
     sixth = raw_record(UserMessage(content="m6"), 6, id="r6", input_tokens=321, started_at=AT + timedelta(minutes=6))
@@ -142,8 +164,12 @@ async def test_locate_takes_the_snapshot_that_existed_when_message_n_began() -> 
     point = await locate(browsing(store), SESSION, 6)
     assert (point.at, point.last, point.when) == (6, 10, AT + timedelta(minutes=6))
     assert point.snapshot is not None and point.snapshot.version == 1 and point.floor == 3
-    assert (point.row_kind, point.input_tokens, point.undated) == ("user", 321, 1)
+    assert (point.row_kind, point.input_tokens, point.undated) == ("user", 321, 0), "v3 summarises #9: not then"
     assert not point.is_next_step
+    store.snapshots.append(snapshot(4, 5, None))
+    point = await locate(browsing(store), SESSION, 6)
+    assert point.snapshot is not None and point.snapshot.version == 1 and point.undated == 1, "v4 may have been"
+    store.snapshots.pop()
 
     now = await locate(browsing(store), SESSION)
     assert now.at == 11 and now.is_next_step and now.when is None

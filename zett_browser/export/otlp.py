@@ -208,7 +208,7 @@ class SpanBuilder:
         reason = message.stop.reason.value if message.stop is not None else ("tool_use" if message.tool_calls else None)
         if reason is not None:
             attributes.append(("gen_ai.response.finish_reasons", [FINISH.get(reason, reason)]))
-        version = frame.snapshots.in_force(start)
+        version = frame.snapshots.in_force(start, sequence if isinstance(sequence, int) else None)
         attributes.append(("gen_ai.conversation.compacted", version is not None))
         if version is not None:
             attributes.append(("zett.compaction.version", version))

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.in_force import may_be_in_force
 from ..model.messages import AnyMessage, UnreadableMessage
 from ..storage import decode_message_leniently
 from ..storage.export_rows import snapshot_of
@@ -59,10 +60,13 @@ class Compactions:
 
     ``times`` sorted, ``versions[i]`` the highest version among the first ``i + 1``: one
     binary search per step (a long session has thousands of versions and as many steps).
+    ``made`` holds each ``(time, version, boundary)`` in the same order: a version whose
+    boundary reaches the step's message was made after it (:mod:`zett_browser.model.in_force`).
     """
 
     times: tuple[int, ...] = ()
     versions: tuple[int, ...] = ()
+    made: tuple[tuple[int, int, int], ...] = ()
 
     @classmethod
     def of(cls, head: SessionHead) -> Compactions:
@@ -71,19 +75,34 @@ class Compactions:
             info = snapshot_of(row)
             at = nanoseconds(info.created_at)
             if at is not None:
-                made.append((at, info.version))
+                made.append((at, info.version, info.compacted_through_sequence))
         made.sort()
         highest: list[int] = []
-        for _at, version in made:
+        for _at, version, _boundary in made:
             highest.append(max(version, highest[-1]) if highest else version)
-        return cls(tuple(at for at, _version in made), tuple(highest))
+        return cls(tuple(at for at, _version, _boundary in made), tuple(highest), tuple(made))
 
-    def in_force(self, at: int | None) -> int | None:
-        """The highest version among the snapshots made before ``at`` (None: none, or no time)."""
+    def in_force(self, at: int | None, sequence: int | None = None) -> int | None:
+        """The highest version among the snapshots made before ``at`` that summarise only
+        rows before message ``sequence`` (None: none, or no time)."""
         if at is None:
             return None
         before = bisect_left(self.times, at)
-        return self.versions[before - 1] if before else None
+        if not before:
+            return None
+        best = self.versions[before - 1]
+        if sequence is None or not self.made or may_be_in_force(self._boundary(best, before), sequence):
+            return best  # a store zett-agent wrote: the newest made before the step summarises rows before it
+        possible = [version for _at, version, boundary in self.made[:before] if may_be_in_force(boundary, sequence)]
+        return max(possible, default=None)
+
+    def _boundary(self, version: int, before: int) -> int:
+        """The boundary of ``version``, the highest of the first ``before`` made (mostly the last)."""
+        for index in range(before - 1, -1, -1):
+            _at, made, boundary = self.made[index]
+            if made == version:
+                return boundary
+        raise LookupError(version)  # versions[before - 1] is one of them
 
 
 #: Each token column's attribute in the GenAI conventions and in OpenInference.

@@ -129,8 +129,12 @@ class BrowsingStore(Protocol):
         """Every version's metadata, read in keyset pages."""
         ...
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        """The version ``load()`` returned at ``when`` (None: now) and how many are undated."""
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        """The version ``load()`` returned at ``when`` (None: now), the step of message
+        ``before_sequence``, and how many undated versions newer than it were left out
+        (:mod:`zett_browser.model.in_force`)."""
         ...
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:

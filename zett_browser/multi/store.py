@@ -308,8 +308,14 @@ class MultiStore:
     async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
         return await self._on(session_id, lambda store: store.all_snapshot_versions(session_id, page=page), [])
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        return await self._on(session_id, lambda store: store.version_in_force(session_id, when), (None, 0))
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        return await self._on(
+            session_id,
+            lambda store: store.version_in_force(session_id, when, before_sequence=before_sequence),
+            (None, 0),
+        )
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return await self._on(session_id, lambda store: store.snapshot_version(session_id, version), None)

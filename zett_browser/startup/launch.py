@@ -263,8 +263,10 @@ class LazyStore:
     async def all_snapshot_versions(self, session_id: str, *, page: int = 1_000) -> list[SnapshotMeta]:
         return await (await self.ready()).all_snapshot_versions(session_id, page=page)
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        return await (await self.ready()).version_in_force(session_id, when)
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        return await (await self.ready()).version_in_force(session_id, when, before_sequence=before_sequence)
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return await (await self.ready()).snapshot_version(session_id, version)

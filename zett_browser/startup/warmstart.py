@@ -156,8 +156,10 @@ class WarmStore:
     async def snapshot_envelope(self, session_id: str, version: int) -> str | None:
         return await self._store.snapshot_envelope(session_id, version)
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        return await self._store.version_in_force(session_id, when)
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        return await self._store.version_in_force(session_id, when, before_sequence=before_sequence)
 
     async def snapshot_versions(
         self, session_id: str, *, after_version: int | None = None, limit: int = 1_000

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.functions import char_length
 
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta, UsageStep
+from ..model.in_force import newest_dated_by
 from ..model.messages import CompactedMessage
 from ..model.records import SnapshotInfo
 from .codec import decode_message_leniently
@@ -96,44 +97,58 @@ async def all_snapshot_versions(reader: Reader, session_id: str, *, page: int = 
         after = chunk[-1].version
 
 
-async def version_in_force(reader: Reader, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-    """The version ``load()`` returned at ``when`` (the highest created by then; None: now)
-    and how many versions have no readable creation time (counted only for a past ``when``:
-    nobody can say they existed then).
+async def version_in_force(
+    reader: Reader, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+) -> tuple[int | None, int]:
+    """The version ``load()`` returned at ``when`` (None: now) and how many undated versions
+    newer than it were left out (:mod:`zett_browser.model.in_force` states the rule).
 
-    Now: the newest version alone, on the ``(session_id, version)`` index. A past
-    ``when``: two columns of each version on that key, newest first (every version's time
-    is read: the undated ones are counted); no summary is read (:func:`all_snapshot_versions`
-    measures every stored summary).
+    Now: the newest version alone, on the ``(session_id, version)`` index. A past ``when``
+    (the step of message ``before_sequence``): the candidates (boundary before that message)
+    newest first on the same index, the newest alone first: in a store zett-agent wrote it
+    is the one (two columns of one row; a compacted session's 2,500 summaries make every
+    creation time costly to reach). Only when it is undated or made later are the others
+    read. No summary is decoded (:func:`all_snapshot_versions` measures every one).
     """
+    newest = (
+        select(snapshots_t.c.version)
+        .where(snapshots_t.c.session_id == session_id)
+        .order_by(snapshots_t.c.version.desc())
+        .limit(1)
+    )
     if when is None:
-        newest = (
-            select(snapshots_t.c.version)
-            .where(snapshots_t.c.session_id == session_id)
-            .order_by(snapshots_t.c.version.desc())
-            .limit(1)
-        )
 
         async def latest(connection: AsyncConnection) -> tuple[int | None, int]:
             version = (await connection.execute(newest)).scalar()
             return (None if version is None else int(version)), 0
 
         return await reader.run(latest)
-    statement = (
-        select(snapshots_t.c.version, read_column(snapshots_t.c.created_at))
-        .where(snapshots_t.c.session_id == session_id)
-        .order_by(snapshots_t.c.version.desc())
-    )
+    head = await version_candidates(reader, session_id, before_sequence=before_sequence, limit=1)
+    chosen, undated = newest_dated_by(head, when)
+    if chosen is None and head:  # undated, or made after the step began: look further
+        chosen, undated = newest_dated_by(
+            await version_candidates(reader, session_id, before_sequence=before_sequence), when
+        )
+    return (None if chosen is None else int(chosen)), undated
 
-    async def work(connection: AsyncConnection) -> tuple[int | None, int]:
-        chosen: int | None = None
-        undated = 0
-        for version, created in (await connection.execute(statement)).all():
-            dated = isinstance(created, datetime)
-            undated += not dated
-            if chosen is None and (when is None or (dated and created <= when)):
-                chosen = int(version)
-        return chosen, undated if when is not None else 0
+
+async def version_candidates(
+    reader: Reader, session_id: str, *, before_sequence: int | None, limit: int | None = None
+) -> list[tuple[Any, Any]]:
+    """``(version, created_at)`` of the versions that may have been in force at the step of
+    message ``before_sequence`` (None: any), newest first, on the ``(session_id, version)``
+    index (the first ``limit``; None: all)."""
+    statement = select(snapshots_t.c.version, read_column(snapshots_t.c.created_at)).where(
+        snapshots_t.c.session_id == session_id
+    )
+    if before_sequence is not None:
+        statement = statement.where(snapshots_t.c.compacted_through_sequence < before_sequence)
+    statement = statement.order_by(snapshots_t.c.version.desc())
+    if limit is not None:
+        statement = statement.limit(limit)
+
+    async def work(connection: AsyncConnection) -> list[tuple[Any, Any]]:
+        return [(version, created) for version, created in (await connection.execute(statement)).all()]
 
     return await reader.run(work)
 
@@ -306,6 +321,7 @@ async def range_text(reader: Reader, session_id: str, *, after_sequence: int, th
 __all__ = [
     "AFTER_LOOKAHEAD",
     "all_snapshot_versions",
+    "version_candidates",
     "version_in_force",
     "input_curve",
     "ledger_facts",

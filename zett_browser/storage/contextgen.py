@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from . import idprefix, prompts, schema
+from . import compaction, idprefix, prompts, schema
 from .browse import SQLSessionStorage
 from .startgen import MAX_OFFSET, SESSION, Spec, Template, build_store, run_generator, template
 
@@ -69,7 +69,9 @@ def _calls(storage: SQLSessionStorage) -> dict[str, Callable[[], Awaitable[Any]]
         "last_row": lambda: storage.raw_page_before(SESSION, limit=1),
         "row_after": lambda: storage.raw_page(SESSION, after_sequence=after, limit=1),
         "version_now": lambda: storage.version_in_force(SESSION, None),
-        "versions": lambda: storage.version_in_force(SESSION, PAST),
+        "versions": lambda: storage.version_in_force(SESSION, PAST, before_sequence=before),
+        # the candidates all, when the newest did not decide
+        "versions_all": lambda: compaction.version_candidates(storage.reader, SESSION, before_sequence=before),
         "snapshot": lambda: storage.snapshot_version(SESSION, version),
         # offered_at(): the request's system rows (before row N, or all for the next step)
         "system_rows_before": lambda: storage.request_system_rows(SESSION, REQUEST, before_sequence=before),

@@ -41,7 +41,10 @@ CALLS: dict[str, tuple[Statement, ...]] = {
         ('SELECT session_snapshots.version \nFROM session_snapshots \nWHERE session_snapshots.session_id = ? ORDER BY session_snapshots.version DESC\n LIMIT ? OFFSET ?', (('arg', 'session', 0), ('value', 1, 0), ('value', 0, 0)), ('version',), ()),
     ),
     'versions': (
-        ('SELECT session_snapshots.version, session_snapshots.created_at AS created_at \nFROM session_snapshots \nWHERE session_snapshots.session_id = ? ORDER BY session_snapshots.version DESC', (('arg', 'session', 0),), ('version', 'created_at'), (1,)),
+        ('SELECT session_snapshots.version, session_snapshots.created_at AS created_at \nFROM session_snapshots \nWHERE session_snapshots.session_id = ? AND session_snapshots.compacted_through_sequence < ? ORDER BY session_snapshots.version DESC\n LIMIT ? OFFSET ?', (('arg', 'session', 0), ('arg', 'before_sequence', 0), ('value', 1, 0), ('value', 0, 0)), ('version', 'created_at'), (1,)),
+    ),
+    'versions_all': (
+        ('SELECT session_snapshots.version, session_snapshots.created_at AS created_at \nFROM session_snapshots \nWHERE session_snapshots.session_id = ? AND session_snapshots.compacted_through_sequence < ? ORDER BY session_snapshots.version DESC', (('arg', 'session', 0), ('arg', 'before_sequence', 0)), ('version', 'created_at'), (1,)),
     ),
     'snapshot': (
         ('SELECT session_snapshots.id, session_snapshots.session_id, session_snapshots.version, session_snapshots.compacted_through_sequence, session_snapshots.message_json, session_snapshots.created_at AS created_at, session_snapshots.updated_at AS updated_at \nFROM session_snapshots \nWHERE session_snapshots.session_id = ? AND session_snapshots.version = ?', (('arg', 'session', 0), ('arg', 'version', 0)), ('id', 'session_id', 'version', 'compacted_through_sequence', 'message_json', 'created_at', 'updated_at'), (5, 6)),

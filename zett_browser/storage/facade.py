@@ -210,12 +210,15 @@ class BrowserQueries(SessionStorageCore):
         """
         return await compaction.all_snapshot_versions(self.reader, session_id, page=page)
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
-        """The version in force at ``when`` and how many versions are undated.
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
+        """The version in force at ``when`` (the step of message ``before_sequence``) and how
+        many undated versions newer than it were left out.
 
         See :func:`.compaction.version_in_force`.
         """
-        return await compaction.version_in_force(self.reader, session_id, when)
+        return await compaction.version_in_force(self.reader, session_id, when, before_sequence=before_sequence)
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         """One version with its summary decoded (None: the latest), or None when there is none.

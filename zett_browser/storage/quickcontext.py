@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..model.context import ContextRow
+from ..model.in_force import newest_dated_by
 from ..model.records import RawMessageRecord, SnapshotInfo
 from .contextsql import SYSTEM_ROWS
 from .convert import BadText, record_from_row, snapshot_info_from_row
@@ -88,24 +89,30 @@ class QuickContext(QuickReader):
             raise Declined("only one row after a sequence is generated")
         return [_record(row) for row in self._rows("row_after", session=session_id, after_sequence=after_sequence)]
 
-    async def version_in_force(self, session_id: str, when: datetime | None) -> tuple[int | None, int]:
+    async def version_in_force(
+        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[int | None, int]:
         """As :func:`.compaction.version_in_force`, on the same rows."""
         if when is None:
             newest = [row["version"] for row in self._rows("version_now", session=session_id)]
             if newest and type(newest[0]) is not int:
                 raise Declined("a version that is not an integer")
             return (newest[0] if newest else None), 0
-        chosen: int | None = None
-        undated = 0
-        for row in self._rows("versions", session=session_id):
-            version, created = row.values()
-            dated = isinstance(created, datetime)
-            undated += not dated
-            if chosen is None and (when is None or (dated and created <= when)):
-                if type(version) is not int:
-                    raise Declined("a version that is not an integer")
-                chosen = version
-        return chosen, undated if when is not None else 0
+        if before_sequence is None:
+            raise Declined("only the candidates before a message are generated")
+        head = self._candidates("versions", session_id, before_sequence)
+        chosen, undated = newest_dated_by(head, when)
+        if chosen is None and head:  # undated, or made after the step began: look further
+            chosen, undated = newest_dated_by(self._candidates("versions_all", session_id, before_sequence), when)
+        if chosen is not None and type(chosen) is not int:
+            raise Declined("a version that is not an integer")
+        return chosen, undated
+
+    def _candidates(self, call: str, session_id: str, before_sequence: int) -> list[tuple[Any, Any]]:
+        return [
+            (row["version"], row["created_at"])
+            for row in self._rows(call, session=session_id, before_sequence=before_sequence)
+        ]
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         if version is None:

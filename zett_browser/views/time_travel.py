@@ -5,9 +5,11 @@ version) plus every Raw Log row with a sequence above its boundary, in sequence 
 ``SessionView.messages`` then drops each message whose ``include_in_messages`` is false
 (the checkpoint included). At a past step the latest snapshot is the one that existed
 then, so :func:`in_force` picks the highest version among the snapshots created at or
-before the step began (message N's ``started_at``), whatever their boundaries say; the
-tail is cut just before N. With N one past the last message (no step yet) every
-snapshot counts: that is exactly what ``load()`` returns now, what the next step gets.
+before the step began (message N's ``started_at``) that summarise only rows before N
+(one whose boundary is N or later was made after N was written, whatever its clock
+says: :mod:`zett_browser.model.in_force`); the tail is cut just before N. With N one
+past the last message (no step yet) every snapshot counts: that is exactly what
+``load()`` returns now, what the next step gets.
 
 No toolkit and no storage: the screen and the CLI hand in a :class:`BrowsingStore`.
 Pages are read on demand (:func:`context_pages`); nothing holds a whole context.
@@ -34,6 +36,7 @@ from ..model import (
     UserMessage,
 )
 from ..model.context import ContextRow
+from ..model.in_force import may_be_in_force
 from .offered import Offered, offered_at
 
 if TYPE_CHECKING:
@@ -99,15 +102,17 @@ class Version(Protocol):
 V = TypeVar("V", bound=Version)
 
 
-def in_force(snapshots: Sequence[V], when: datetime | None) -> V | None:
-    """The snapshot ``load()`` returned at ``when``: the highest version created by then.
-
-    ``when`` None means now (every snapshot counts). A snapshot whose creation time is
-    unknown counts only then: nobody can say it existed at a past step.
-    """
+def in_force(snapshots: Sequence[V], when: datetime | None, before_sequence: int | None = None) -> V | None:
+    """The snapshot ``load()`` returned at ``when`` (None: now, every snapshot counts), the
+    step of message ``before_sequence``, by :mod:`zett_browser.model.in_force`'s rule (an
+    undated snapshot counts only now: nobody can say it existed at a past step)."""
     best: V | None = None
     for snapshot in snapshots:
-        if when is not None and (snapshot.created_at is None or snapshot.created_at > when):
+        if when is not None and (
+            snapshot.created_at is None
+            or snapshot.created_at > when
+            or not may_be_in_force(snapshot.compacted_through_sequence, before_sequence)
+        ):
             continue
         if best is None or snapshot.version > best.version:
             best = snapshot
@@ -140,8 +145,9 @@ async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -
                 kind = _kind(rows[0].message)
                 tokens = rows[0].input_tokens
                 step = rows[0]
-    # Two columns of each version: the one summary in force is decoded, no other is read.
-    chosen, undated = await store.version_in_force(session_id, when)
+    # Two columns of the newest candidate (of more only when it does not decide); the one
+    # summary in force is decoded, no other is read.
+    chosen, undated = await store.version_in_force(session_id, when, before_sequence=at)
     snapshot = await store.snapshot_version(session_id, chosen) if chosen is not None else None
     try:
         if at > last and last:

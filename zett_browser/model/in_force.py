@@ -1,0 +1,40 @@
+"""Provides the rule for which snapshot version was in force at a past step, in one place.
+
+zett-agent's ``load()`` restores the latest snapshot; at a past step that is the highest
+version that existed then: created at or before the step began (message N's
+``started_at``), and summarising only rows before N (a snapshot whose boundary is N or
+later was made after row N was written, whatever its clock says). A version whose time
+cannot be read cannot be said to have existed then: it is left out and counted, when it
+is newer than the one chosen (an older one would not have been in force anyway).
+
+The storage and the command line's stdlib reader walk the candidates newest first
+(:func:`newest_dated_by`) and stop at the first one dated by then; the views apply the
+same rule to versions they hold (:func:`zett_browser.views.time_travel.in_force`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+
+def newest_dated_by(candidates: Iterable[tuple[Any, Any]], when: datetime) -> tuple[Any, int]:
+    """The first of ``candidates`` (``(version, created_at)``, newest first) created by
+    ``when``, or None, and how many undated ones came before it."""
+    undated = 0
+    for version, created in candidates:
+        if not isinstance(created, datetime):
+            undated += 1
+        elif created <= when:
+            return version, undated
+    return None, undated
+
+
+def may_be_in_force(boundary: int, before_sequence: int | None) -> bool:
+    """Whether a snapshot summarising rows up to ``boundary`` can have been in force at the
+    step of message ``before_sequence`` (None: any step)."""
+    return before_sequence is None or boundary < before_sequence
+
+
+__all__ = ["may_be_in_force", "newest_dated_by"]
