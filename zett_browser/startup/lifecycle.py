@@ -155,6 +155,10 @@ def _end_if_still_running() -> None:
     is reached (seen under load in the terminal-vanished test: the app alive 60 s on)."""
     time.sleep(HANGUP_GRACE_S)
     if HANGUP is not None:
+        from ..storage.sidecars import release_all_at_exit
+
+        # The store was never closed (that is what hangs): its -wal/-shm go now if unused.
+        on_hangup_exit(release_all_at_exit)
         _end_now(128 + HANGUP)
 
 

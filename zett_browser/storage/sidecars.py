@@ -181,12 +181,6 @@ class SidecarGuard:
         """The ``-shm`` was there before this process opened the store."""
         return self._hold.record.shm_existed
 
-    def _wal_holds_data(self) -> bool:
-        """True while the -wal holds commits that belong to the store still at its path."""
-        if not self.wal.exists() or os.stat(self.wal).st_size == 0:
-            return False
-        return os.path.lexists(self.store)
-
     def release(self) -> list[Path]:
         """Remove the sidecars this browse created if that is safe; return what was removed.
 
@@ -209,23 +203,60 @@ class SidecarGuard:
         identities = {ident for ident in map(_identity, (self.wal, self.shm)) if ident is not None}
         if not identities or _open_in_this_process(identities) is not False:
             return []
-        if self._wal_holds_data():
-            return []  # a writer's commits live only there
-        fd = _open_for_locking(self.shm)
+        return _remove_unless_attached(self.store, self.wal, self.shm, candidates)
+
+
+def _wal_holds_data(store: Path, wal: Path) -> bool:
+    """True while ``wal`` holds commits that belong to the store still at its path."""
+    if not wal.exists() or os.stat(wal).st_size == 0:
+        return False
+    return os.path.lexists(store)
+
+
+def _remove_unless_attached(store: Path, wal: Path, shm: Path, candidates: list[Path]) -> list[Path]:
+    """Unlink ``candidates`` under a write lock on the ``-shm``'s DMS byte, unless another
+    process is attached (it holds that byte shared) or the ``-wal`` holds commits."""
+    if _wal_holds_data(store, wal):
+        return []  # a writer's commits live only there
+    fd = _open_for_locking(shm)
+    try:
+        if _identity(shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
+            return []
+        try:  # Python's lockf is fcntl(F_SETLK) on a struct flock: the lock SQLite tests
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, SHM_DMS_OFFSET, os.SEEK_SET)
+        except OSError:
+            return []  # another process is attached
+        if _wal_holds_data(store, wal):
+            return []
+        removed = []
+        for path in candidates:  # the empty -wal first, then the -shm we still lock
+            if path.exists():
+                path.unlink()
+                removed.append(path)
+        return removed
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def release_all_at_exit() -> list[Path]:
+    """The process ends NOW with connections still open (a hang-up's deadline, when the
+    app's shutdown never reached the store's close): remove the sidecars this process
+    created beside every store it still holds, when no other process is attached and the
+    ``-wal`` is empty. Our own descriptors are not checked (as :meth:`SidecarGuard.release`
+    does): they close with the process a moment later, and POSIX locks of this process
+    never block its own lock. Never raises; returns what was removed.
+    """
+    with _RECORDS_LOCK:
+        held = list(_RECORDS.items())
+    removed: list[Path] = []
+    for wal, record in held:
+        if record.shm_existed:
+            continue  # without a -shm of our own we cannot prove nobody uses the -wal
+        stem = wal.name.removesuffix("-wal")
+        store, shm = wal.with_name(stem), wal.with_name(stem + "-shm")
+        candidates = [path for path, existed in ((wal, record.wal_existed), (shm, False)) if not existed]
         try:
-            if _identity(self.shm) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
-                return []
-            try:  # Python's lockf is fcntl(F_SETLK) on a struct flock: the lock SQLite tests
-                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, SHM_DMS_OFFSET, os.SEEK_SET)
-            except OSError:
-                return []  # another process is attached
-            if self._wal_holds_data():
-                return []
-            removed = []
-            for path in candidates:  # the empty -wal first, then the -shm we still lock
-                if path.exists():
-                    path.unlink()
-                    removed.append(path)
-            return removed
-        finally:
-            os.close(fd)  # releases the lock
+            removed += _remove_unless_attached(store, wal, shm, candidates)
+        except OSError:
+            continue
+    return removed
