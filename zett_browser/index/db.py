@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import URL
 
 from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
-from .totals import SCHEMA as TOTALS_SCHEMA
 
 #: 2: usage totals (index/totals.py); 3: tool outcomes and flags (issue 24: index/facts.py).
 #: Another version in a file's meta makes :func:`open_checked` rebuild it; readers of a file
@@ -205,6 +204,8 @@ def connect(path: Path, store: Path | None = None) -> sqlite3.Connection:
             raise UnsafePath(f"the index file {path} changed while it was opened: try again")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
+        from .totals import SCHEMA as TOTALS_SCHEMA  # here: readers (search, usage) never create tables
+
         db.executescript(SCHEMA + TOTALS_SCHEMA)
     except (sqlite3.Error, UnsafePath):
         db.close()

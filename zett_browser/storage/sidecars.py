@@ -52,7 +52,6 @@ import fcntl
 import os
 import threading
 import weakref
-from dataclasses import dataclass, field
 from pathlib import Path
 
 #: Byte of the ``-shm`` file every attached connection holds a shared lock on (unix VFS:
@@ -111,13 +110,19 @@ def _open_for_locking(shm: Path) -> int:
                 os.chmod(shm, mode)
 
 
-@dataclass(slots=True)
 class _Record:
-    """What existed beside one store before this process opened it, and who holds it."""
+    """What existed beside one store before this process opened it, and who holds it.
 
-    wal_existed: bool
-    shm_existed: bool
-    holders: int = 0
+    (This module's classes are plain slotted classes, not dataclasses: every subcommand
+    opens a guard, and importing :mod:`dataclasses` costs it ~15 ms.)
+    """
+
+    __slots__ = ("holders", "shm_existed", "wal_existed")
+
+    def __init__(self, wal_existed: bool, shm_existed: bool) -> None:
+        self.wal_existed = wal_existed
+        self.shm_existed = shm_existed
+        self.holders = 0
 
 
 #: One record per ``-wal`` path while a guard of this process holds it.
@@ -125,13 +130,15 @@ _RECORDS: dict[Path, _Record] = {}
 _RECORDS_LOCK = threading.Lock()
 
 
-@dataclass(slots=True)
 class _Hold:
     """One guard's hold on a shared record (apart from the guard, so a finalizer can drop it)."""
 
-    wal: Path
-    record: _Record
-    active: bool = True
+    __slots__ = ("active", "record", "wal")
+
+    def __init__(self, wal: Path, record: _Record) -> None:
+        self.wal = wal
+        self.record = record
+        self.active = True
 
     def drop(self) -> bool:
         """Stop holding (once); True when no guard of the process holds the record any more."""
@@ -144,14 +151,19 @@ class _Hold:
             return self.record.holders == 0
 
 
-@dataclass(slots=True, weakref_slot=True)
 class SidecarGuard:
     """What existed beside a SQLite store when this process first opened it for browsing."""
 
-    store: Path
-    wal: Path
-    shm: Path
-    _hold: _Hold = field(repr=False)
+    __slots__ = ("__weakref__", "_hold", "shm", "store", "wal")
+
+    def __init__(self, store: Path, wal: Path, shm: Path, hold: _Hold) -> None:
+        self.store = store
+        self.wal = wal
+        self.shm = shm
+        self._hold = hold
+
+    def __repr__(self) -> str:
+        return f"SidecarGuard(store={self.store!r}, wal={self.wal!r}, shm={self.shm!r})"
 
     @classmethod
     def record(cls, path: Path) -> SidecarGuard:
