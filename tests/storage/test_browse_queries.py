@@ -64,6 +64,23 @@ async def test_children_to_any_depth_and_ancestors(backend: Backend) -> None:
         await storage.close()
 
 
+async def test_many_nodes_in_one_read_are_each_node_read_alone(backend: Backend) -> None:
+    """``get_nodes`` (a page of hits, every row of ``usage --by session``) gives what
+    ``get_node`` gives for each id, in the order asked, once each, missing ids left out."""
+    storage = _copy(backend)
+    try:
+        roots = (await storage.list_roots(limit=100)).items
+        asked = [ROOT + "5", "no such session", *(node.session_id for node in reversed(roots)), ROOT + "5"]
+        alone = [await storage.get_node(session_id) for session_id in dict.fromkeys(asked)]
+        assert await storage.get_nodes(asked) == [node for node in alone if node is not None]
+        assert [n.session_id for n in await storage.get_nodes(asked)][:2] == [ROOT + "5", roots[-1].session_id]
+        assert await storage.get_nodes([]) == []
+        many = [f"missing-{n}" for n in range(1_200)] + [ROOT + "3"]  # past one statement's ids
+        assert [n.session_id for n in await storage.get_nodes(many)] == [ROOT + "3"]
+    finally:
+        await storage.close()
+
+
 async def test_children_page_in_creation_order(storage: SQLSessionStorage) -> None:
     await storage.create_session(session_id="p")
     for index in range(25):

@@ -4,7 +4,7 @@ The side index knows a session's title and agent only; real zett-agent sessions 
 neither, so a hit would show its id. A page's hits are named as the tree names them: the
 title, what the parent asked, the first prompt, the agent, the short id, and a tag in
 front where two sessions of the page would read the same. Reads are batched per page
-(one node read per distinct session, one label read per parent) and decoration: when
+(one read for the page's nodes, one label read per parent) and decoration: when
 the store cannot be read, the hits keep the index's names.
 """
 
@@ -27,6 +27,8 @@ class LabelReads(Protocol):
 
     async def get_node(self, session_id: str) -> SessionNode | None: ...
 
+    async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]: ...
+
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]: ...
 
 
@@ -39,10 +41,14 @@ async def session_labels(storage: LabelReads, session_ids: Sequence[str]) -> dic
     wanted = list(dict.fromkeys(session_ids))[:MAX_SESSIONS]
     if not wanted:
         return {}
-    import asyncio  # here: the command line's stdlib path names hits without an event loop
+    found = await storage.get_nodes(wanted)
+    if len(found) < len(wanted):  # an id read back otherwise (text that was not UTF-8): one by one
+        import asyncio  # here: the command line's stdlib path names hits without an event loop
 
-    found = await asyncio.gather(*(storage.get_node(session_id) for session_id in wanted))
-    return await named_nodes(storage, [node for node in found if node is not None])
+        read = {node.session_id for node in found}
+        alone = await asyncio.gather(*(storage.get_node(s) for s in wanted if s not in read))
+        found += [node for node in alone if node is not None]
+    return await named_nodes(storage, found)
 
 
 async def named_nodes(storage: LabelReads, nodes: Sequence[SessionNode]) -> dict[str, str]:

@@ -82,6 +82,11 @@ class BrowserQueries(SessionStorageCore):
         """
         return await self._tree.get_node(session_id)
 
+    async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]:
+        """The sessions among ``session_ids`` that exist, as tree nodes, in the order given
+        (one read; see :func:`.nodebatch.nodes_by_id`)."""
+        return await self._tree.get_nodes(session_ids)
+
     async def ancestors(self, session_id: str) -> list[SessionNode]:
         """The chain of parents of a session, root first (present rows only).
 

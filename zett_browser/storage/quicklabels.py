@@ -50,7 +50,7 @@ def _like(value: str) -> str:
 
 
 class QuickLabels:
-    """``get_node`` and ``child_labels`` of an open :class:`.quickread.QuickReader`'s store.
+    """``get_node``, ``get_nodes`` and ``child_labels`` of an open :class:`.quickread.QuickReader`'s store.
 
     Coroutines of the storage's signatures that never suspend (what
     :func:`zett_browser.index.hit_labels.labelled_hits` awaits).
@@ -61,6 +61,11 @@ class QuickLabels:
 
     async def get_node(self, session_id: str) -> SessionNode | None:
         return await self._context.get_node(session_id)
+
+    async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]:
+        """Each node alone, through the storage's own generated statement (a few per page)."""
+        found = [await self._context.get_node(session_id) for session_id in dict.fromkeys(session_ids)]
+        return [node for node in found if node is not None]
 
     async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]:
         """As :func:`.labels.child_labels`, on the same rows."""

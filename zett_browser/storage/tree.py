@@ -38,6 +38,7 @@ from ..model.records import Page, SessionCursor, SessionNode
 from .columns import raw_t, sessions_t, snapshots_t
 from .convert import BadText, node_from_row
 from .keyset import Position, bind, first_page_rows, first_page_statements, keyset_rows
+from .nodebatch import nodes_by_id
 from .reader import Reader
 from .rows import RawValue
 from .shaping import CYCLE_PROBLEM, MAX_DEPTH, node_page, walk_ancestors, with_problem
@@ -337,6 +338,10 @@ class SessionTree:
             return node_from_row(row) if row is not None else None
 
         return await self.reader.run(work)
+
+    async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]:
+        """The sessions among ``session_ids`` that exist, as tree nodes, in the order given."""
+        return await nodes_by_id(self.reader, self._node_columns(), session_ids)
 
     async def ancestors(self, session_id: str) -> list[SessionNode]:
         """The chain of parents of a session, root first (present rows only).
