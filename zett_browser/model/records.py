@@ -4,9 +4,10 @@ The documented records (``RawMessageRecord``, ``MessageTiming``, ``ModelUsage`` 
 ``SessionSummary``, ``ContextSnapshot``, ``SessionView`` in :mod:`.documented`, which
 imports pydantic and this module) mirror zett-agent 0.2.1's, with the
 same names and fields, so code written against zett-agent's storage reads naturally.
-The browser records (``SessionNode``, ``RawLogBounds``, ``SessionTotals``,
-``SnapshotInfo``, ``Page``) serve the browser queries; they are plain frozen
-dataclasses built straight from rows.
+The browser records (``RawLogBounds``, ``SessionTotals``, ``SnapshotInfo``, ``Page``;
+``SessionNode`` in :mod:`.nodes`, re-exported) serve the browser queries; they are plain
+frozen dataclasses built straight from rows. Message types appear in annotations only:
+importing this module defines no message class.
 """
 
 from __future__ import annotations

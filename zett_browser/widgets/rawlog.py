@@ -318,9 +318,9 @@ class RawLogView(LineView, can_focus=True):
 
     def covered_floor(self) -> int:
         """The boundary of the snapshot in force when the cursor's message began (0: none)."""
-        if not self.snapshots or not self.records:
+        if not self.snapshots or (step := self.current) is None:
             return 0
-        if self._covered[0] != self.cursor and (step := self.records[self.cursor]):
+        if self._covered[0] != self.cursor:
             snapshot = in_force(self.snapshots, step.started_at, step.sequence)
             self._covered = (self.cursor, snapshot.compacted_through_sequence if snapshot else 0)
         return self._covered[1]
