@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import compileall
 import json
 import os
@@ -46,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from benchmarks.bigstore import REALISTIC, cached  # noqa: E402
+from zett_browser.storage.sidecars import SidecarGuard  # noqa: E402
 
 BIG = cached("1M")
 FULL = (
@@ -192,6 +194,10 @@ def measure(store: Path, rounds: int, only: str | None = None) -> tuple[list[str
     with tempfile.TemporaryDirectory(prefix="zett-cli-bench-") as temp:
         work = Path(temp)
         store = _store(store, work)
+        # The floor scripts and the JSONL dump open the store with plain sqlite3 (mode=ro),
+        # which leaves -wal/-shm beside a WAL store: removed at the end when that is safe.
+        guard = SidecarGuard.record(store)
+        atexit.register(guard.release)
         cases: dict[str, dict[str, list[str]]] = {}
         build = _indexed_cases(cases, python, store, work) if _wanted(only, ("search", "usage")) else None
         session = _compacted_session(store)
@@ -214,6 +220,7 @@ def measure(store: Path, rounds: int, only: str | None = None) -> tuple[list[str
                     figures.setdefault((case, variant), []).append(wall)
                     cpu.setdefault((case, variant), []).append(used)
         load = os.getloadavg()
+    guard.release()
     lines = [
         f"Store: {store} ({store.stat().st_size / 1e6:,.0f} MB);"
         + (f" index built cold in {build:.1f} s;" if build is not None else " no index built;")
