@@ -127,7 +127,9 @@ class _Record:
 
 #: One record per ``-wal`` path while a guard of this process holds it.
 _RECORDS: dict[Path, _Record] = {}
-_RECORDS_LOCK = threading.Lock()
+#: Re-entrant: a guard dropped unreleased is finalized by the garbage collector, which may
+#: run while this thread holds the lock (its ``drop`` then takes it again, not forever).
+_RECORDS_LOCK = threading.RLock()
 
 
 class _Hold:
@@ -258,8 +260,14 @@ def release_all_at_exit() -> list[Path]:
     does): they close with the process a moment later, and POSIX locks of this process
     never block its own lock. Never raises; returns what was removed.
     """
-    with _RECORDS_LOCK:
-        held = list(_RECORDS.items())
+    if not _RECORDS_LOCK.acquire(timeout=1.0):  # held by a stuck thread: the process ends anyway
+        return []
+    try:
+        held = [(wal, _RECORDS[wal]) for wal in tuple(_RECORDS)]
+    except (KeyError, RuntimeError):  # changed under us by a finalizer: leave the files
+        return []
+    finally:
+        _RECORDS_LOCK.release()
     removed: list[Path] = []
     for wal, record in held:
         if record.shm_existed:
