@@ -139,3 +139,29 @@ async def test_the_version_in_force_now_reads_the_newest_version_alone(tmp_path:
         assert fetched == [1], "no candidate summarises only rows before #1"
     finally:
         await storage.close()
+
+
+async def test_a_version_that_is_not_an_integer_is_passed_over_in_time_travel(tmp_path: Path) -> None:
+    """A damaged row (its version stored as text: SQLite keeps it, and it sorts first newest
+    first) names no snapshot that can be read back: the next one is in force, no error."""
+    import sqlite3
+
+    path = tmp_path / "ledger.sqlite3"
+    await write_ledger_store(path)
+    storage = open_store(path)
+    try:
+        second = await storage.snapshot_version(LEDGER_SESSION, 2)
+        assert second is not None and second.created_at is not None
+        after = second.compacted_through_sequence + 1
+        assert await storage.version_in_force(LEDGER_SESSION, second.created_at, before_sequence=after) == (2, 0)
+    finally:
+        await storage.close()
+    with sqlite3.connect(path) as connection:
+        damage = "UPDATE session_snapshots SET version = 'two' WHERE session_id = ? AND version = 2"
+        connection.execute(damage, (LEDGER_SESSION,))
+    connection.close()
+    storage = open_store(path)
+    try:
+        assert await storage.version_in_force(LEDGER_SESSION, second.created_at, before_sequence=after) == (1, 0)
+    finally:
+        await storage.close()

@@ -304,3 +304,14 @@ async def test_the_export_refuses_an_unreadable_row_or_snapshot() -> None:
     broken = SnapshotInfo("v", SESSION, 4, 0, UnreadableMessage(kind=5, error="cut", raw_json="["), AT, AT)
     with pytest.raises(ContextError, match="snapshot v4 is unreadable: cut"):
         await export_json(browsing(MemoryStore([], [], {})), ContextPoint(SESSION, 1, 0, None, broken))
+
+
+def test_the_walk_newest_first_stops_at_the_first_dated_by_then_and_passes_over_damaged_versions() -> None:
+    from zett_browser.model.in_force import newest_dated_by
+
+    when = AT + timedelta(minutes=10)
+    early, late = AT + timedelta(minutes=5), AT + timedelta(minutes=20)
+    assert newest_dated_by([(4, late), (3, None), (2, early), (1, early)], when) == (2, 1)
+    assert newest_dated_by([("four", early), (3, "garbage"), (2.5, early), (2, early)], when) == (2, 1)
+    assert newest_dated_by([(2, late), (1, None)], when) == (None, 1)
+    assert newest_dated_by([], when) == (None, 0)

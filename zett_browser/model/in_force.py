@@ -21,9 +21,12 @@ from typing import Any
 
 def newest_dated_by(candidates: Iterable[tuple[Any, Any]], when: datetime) -> tuple[Any, int]:
     """The first of ``candidates`` (``(version, created_at)``, newest first) created by
-    ``when``, or None, and how many undated ones came before it."""
+    ``when``, or None, and how many undated ones came before it. A version that is not an
+    integer (a damaged row) names no snapshot that could be read back: it is passed over."""
     undated = 0
     for version, created in candidates:
+        if type(version) is not int:
+            continue
         if not isinstance(created, datetime):
             undated += 1
         elif created <= when:

@@ -104,8 +104,6 @@ class QuickContext(QuickReader):
         chosen, undated = newest_dated_by(head, when)
         if chosen is None and head:  # undated, or made after the step began: look further
             chosen, undated = newest_dated_by(self._candidates("versions_all", session_id, before_sequence), when)
-        if chosen is not None and type(chosen) is not int:
-            raise Declined("a version that is not an integer")
         return chosen, undated
 
     def _candidates(self, call: str, session_id: str, before_sequence: int) -> list[tuple[Any, Any]]:
