@@ -47,7 +47,7 @@ from .convert import lenient_text
 from .errors import StoreError
 from .keyset import Position
 from .sidecars import SidecarGuard
-from .sqlitefile import open_stdlib_reader
+from .sqlitefile import close_stdlib_reader, open_stdlib_reader
 
 #: ``role`` of an assistant message (the only rows that delegate).
 _ASSISTANT = 3
@@ -174,12 +174,7 @@ class QuickExport:
     def __exit__(self, *_: object) -> None:
         connection, self._connection = self._connection, None
         guard, self._guard = self._guard, None
-        try:
-            if connection is not None:
-                connection.close()
-        finally:
-            if guard is not None:
-                guard.release()
+        close_stdlib_reader(connection, guard)
 
     def stored_page(self, session_id: str, after: Position | None, limit: int) -> list[dict[str, Any]] | None:
         """Up to ``limit`` rows of ``session_id`` after ``after`` in (sequence, id) order, as

@@ -21,7 +21,7 @@ from ..model.nodes import SessionNode
 from .contextsql import CALLS, NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES
 from .noderows import node_from_row
 from .sidecars import SidecarGuard
-from .sqlitefile import open_stdlib_reader
+from .sqlitefile import close_stdlib_reader, open_stdlib_reader
 from .values import BadText, lenient_text, stored_time
 
 
@@ -62,12 +62,7 @@ class QuickReader:
     def __exit__(self, *_: object) -> None:
         connection, self._connection = self._connection, None
         guard, self._guard = self._guard, None
-        try:
-            if connection is not None:
-                connection.close()
-        finally:
-            if guard is not None:
-                guard.release()
+        close_stdlib_reader(connection, guard)
 
     @staticmethod
     def _check_schema(connection: sqlite3.Connection) -> None:

@@ -17,7 +17,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..text import clean
@@ -30,6 +30,9 @@ from .errors import (
     StoreNotFoundError,
     StorePermissionError,
 )
+
+if TYPE_CHECKING:
+    from .sidecars import SidecarGuard
 
 #: zett-agent's default store.
 DEFAULT_PATH = Path("~/.zett-agent/sessions.sqlite3")
@@ -153,3 +156,14 @@ def open_stdlib_reader(
         connection.close()
         raise
     return connection
+
+
+def close_stdlib_reader(connection: sqlite3.Connection | None, guard: SidecarGuard | None) -> None:
+    """Close what :func:`open_stdlib_reader` opened, then release its guard (the sidecars
+    this read created go when that is safe), the guard even when closing fails."""
+    try:
+        if connection is not None:
+            connection.close()
+    finally:
+        if guard is not None:
+            guard.release()
