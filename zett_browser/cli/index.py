@@ -96,7 +96,7 @@ def _quick_labelled(path: Path, hits: list[Hit]) -> list[Hit] | None:
     try:
         with QuickReader(path) as context:
             reads = QuickLabels(context)
-            nodes = [node for session_id in wanted if (node := drive(reads.get_node(session_id))) is not None]
+            nodes = drive(reads.get_nodes(wanted))
             labels = drive(named_nodes(reads, nodes))
     except Exception:  # noqa: BLE001 - any doubt or error: the storage answers (or keeps the index's names)
         return None
