@@ -8,7 +8,7 @@ alone, two columns of one row (``version_in_force``). Both are timed interleaved
 several N in one process, next to ``locate`` as a whole (N's row, the version, the summary
 in force decoded, what was offered) and real zett-agent's own warm ``load()`` of the
 session (what the model gets now), run by zett-agent 0.2.1 in its own virtualenv when it
-is there.
+is there, one call after each of our rounds (the same load on the machine for both).
 
     python benchmarks/context_bench.py [--stores DIR] [--rounds 15]
 """
@@ -44,17 +44,42 @@ LOAD = textwrap.dedent(
     async def main():
         storage = SQLiteSessionStorage(sys.argv[1])
         await storage.load(sys.argv[2])  # warm
-        walls = []
-        for _ in range(int(sys.argv[3])):
+        print("ready", flush=True)
+        for _ in sys.stdin:  # one warm load() per line: timed between our own rounds
             started = time.perf_counter()
             await storage.load(sys.argv[2])
-            walls.append((time.perf_counter() - started) * 1000)
+            print(f"{(time.perf_counter() - started) * 1000:.3f}", flush=True)
         await storage.close()
-        print(" ".join(f"{wall:.3f}" for wall in walls))
 
     asyncio.run(main())
     """
 )
+
+
+class Agent:
+    """Real zett-agent's warm ``load()`` in its own process, one timed call per :meth:`load`."""
+
+    def __init__(self, store: Path) -> None:
+        self.process = subprocess.Popen(
+            [str(AGENT), "-c", LOAD, str(store), BIG_SESSION],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        if self.stdout.readline().strip() != "ready":
+            raise SystemExit("zett-agent's load() did not start")
+
+    def load(self) -> float:
+        """One warm ``load()``'s wall time in ms (the process is idle while we are timed)."""
+        self.stdin.write("\n")
+        self.stdin.flush()
+        return float(self.stdout.readline())
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.process.wait(timeout=30)
 
 
 async def _timed(work: Callable[[], Awaitable[object]], rounds: int, into: list[float]) -> None:
@@ -68,7 +93,7 @@ def _cell(values: list[float]) -> str:
     return f"{min(values):.1f} / {statistics.median(values):.1f} / {max(values):.1f} ms"
 
 
-async def _measure(store: Path, rounds: int) -> list[str]:
+async def _measure(store: Path, rounds: int, agent: Agent | None) -> list[str]:
     storage = SQLSessionStorage.open_for_browsing(store)
     rows: list[str] = []
     try:
@@ -81,6 +106,7 @@ async def _measure(store: Path, rounds: int) -> list[str]:
             old: list[float] = []
             new: list[float] = []
             whole: list[float] = []
+            loads: list[float] = []
 
             async def before(when: datetime | None = when) -> object:
                 return time_travel.in_force(await storage.all_snapshot_versions(BIG_SESSION), when)
@@ -95,9 +121,14 @@ async def _measure(store: Path, rounds: int) -> list[str]:
                 await _timed(before, 1, old)
                 await _timed(after, 1, new)
                 await _timed(locate, 1, whole)
+                if agent is not None:
+                    loads.append(agent.load())
             name = "next step" if at is None else f"#{at:,}"
             ratio = statistics.median(old) / statistics.median(new)
-            rows.append(f"| {name} | {_cell(old)} | {_cell(new)} | {ratio:.0f}× | {_cell(whole)} |")
+            versus = (
+                f"{_cell(loads)} | {statistics.median(whole) / statistics.median(loads):.2f}×" if loads else "— | —"
+            )
+            rows.append(f"| {name} | {_cell(old)} | {_cell(new)} | {ratio:.0f}× | {_cell(whole)} | {versus} |")
     finally:
         await storage.close()
     return rows
@@ -110,25 +141,25 @@ def main() -> int:
     args = parser.parse_args()
     args.stores.mkdir(parents=True, exist_ok=True)
     store = ensure_compacted(args.stores)
-    rows = asyncio.run(_measure(store, args.rounds))
-    agent = "zett-agent 0.2.1 is not installed at " + str(AGENT)
-    if AGENT.exists():
-        done = subprocess.run(
-            [str(AGENT), "-c", LOAD, str(store), BIG_SESSION, str(args.rounds)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        agent = "real zett-agent's warm `load()` of the session: " + _cell([float(x) for x in done.stdout.split()])
+    agent = Agent(store) if AGENT.exists() else None
+    try:
+        rows = asyncio.run(_measure(store, args.rounds, agent))
+    finally:
+        if agent is not None:
+            agent.close()
     load = os.getloadavg()
-    print(f"Long session of {store} (100,000 messages, 2,500 versions); {args.rounds} rounds, interleaved;")
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. Min / median / max.")
+    print(f"Long session of {store} (100,000 messages, 2,500 versions); {args.rounds} rounds, interleaved")
+    print("with real zett-agent 0.2.1's warm `load()` of the session (what the model gets now) in its own")
+    print(f"process; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. Min / median / max.")
+    if agent is None:
+        print(f"(zett-agent 0.2.1 is not installed at {AGENT}: `python -m tests.zett_agent_env` installs it.)")
     print()
-    print("| context at | version in force, before (all versions' metadata) | now | gain | `locate` whole |")
-    print("|---|---|---|---|---|")
+    print(
+        "| context at | version in force, before (all versions' metadata) | now | gain | `locate` whole"
+        " | zett-agent `load()` | locate / load |"
+    )
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
-    print()
-    print(agent)
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,25 +69,31 @@ def test_a_task_result_nested_too_deep_is_text_not_a_crash() -> None:
     assert child is None and returned == deep
 
 
-async def test_time_travel_decodes_only_the_summary_in_force(tmp_path: Path) -> None:
-    """Review case: ``x`` decoded every snapshot version (2,500 on a long compacted session)."""
-    from zett_browser.storage import SQLSessionStorage
+async def test_time_travel_decodes_only_the_summary_in_force(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review case: ``x`` decoded every snapshot version (2,500 on a long compacted session).
+    Now, at the next step and at a past one (where the newest candidate, written after
+    the step began, is passed over undecoded), one summary is decoded: the one in force."""
+    from zett_browser.storage import SQLSessionStorage, compaction
     from zett_browser.views.time_travel import locate
 
     path = copy_fixture("agent_run", tmp_path)
     storage = SQLSessionStorage.open_for_browsing(path)
     decoded: list[object] = []
-    real = storage.snapshot_version
+    real = compaction.snapshot_info_from_row  # type: ignore[attr-defined]  # what it decodes with
 
-    async def counting(session_id: str, version: int | None = None) -> object:
-        decoded.append(version)
-        return await real(session_id, version)
+    def counting(row: Any) -> Any:
+        decoded.append(row["version"])
+        return real(row)
 
+    monkeypatch.setattr(compaction, "snapshot_info_from_row", counting)
     try:
         storage.list_snapshots = None  # type: ignore[assignment,method-assign]  # never called now
-        storage.snapshot_version = counting  # type: ignore[assignment,method-assign]
         point = await locate(storage, AGENT_RUN_ROOT)
+        assert point.snapshot is not None and point.snapshot.version == 3
+        assert decoded == [3], "one summary decoded: the one in force"
+        decoded.clear()
+        point = await locate(storage, AGENT_RUN_ROOT, 19)  # v3 was written after #19 began
+        assert point.snapshot is not None and point.snapshot.version == 2
+        assert decoded == [2]
     finally:
         await storage.close()
-    assert point.snapshot is not None and point.snapshot.version == 3
-    assert decoded == [3], "one summary decoded: the one in force"

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from .compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-from .context import ContextRow
+from .context import ContextRow, PointRows
 from .origins import Origin
 from .records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 from .steps import StepRow
@@ -139,6 +139,10 @@ class BrowsingStore(Protocol):
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         """One version decoded (None: the latest), or None."""
+        ...
+
+    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
+        """What placing time travel at message ``at`` reads (None: the next step), in one read."""
         ...
 
     async def ledger_facts(

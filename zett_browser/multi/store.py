@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..model import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-from ..model.context import ContextRow
+from ..model.context import ContextRow, PointRows
 from ..model.origins import Origin
 from ..model.steps import StepRow
 from ..model.store import BrowsingStore, GroupedStore
@@ -319,6 +319,11 @@ class MultiStore:
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return await self._on(session_id, lambda store: store.snapshot_version(session_id, version), None)
+
+    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
+        return await self._on(
+            session_id, lambda store: store.point_rows(session_id, at), PointRows(1 if at is None else at)
+        )
 
     async def ledger_facts(
         self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0

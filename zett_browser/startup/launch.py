@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-    from ..model.context import ContextRow
+    from ..model.context import ContextRow, PointRows
     from ..model.origins import Origin
     from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
     from ..model.steps import StepRow
@@ -270,6 +270,9 @@ class LazyStore:
 
     async def snapshot_version(self, session_id: str, version: int | None = None) -> SnapshotInfo | None:
         return await (await self.ready()).snapshot_version(session_id, version)
+
+    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
+        return await (await self.ready()).point_rows(session_id, at)
 
     async def ledger_facts(
         self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0

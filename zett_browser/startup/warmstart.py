@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-    from ..model.context import ContextRow
+    from ..model.context import ContextRow, PointRows
     from ..model.origins import Origin
     from ..model.records import Page, RawLogBounds, RawMessageRecord, SessionCursor, SessionNode, SnapshotInfo
     from ..model.steps import StepRow
@@ -160,6 +160,9 @@ class WarmStore:
         self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
     ) -> tuple[int | None, int]:
         return await self._store.version_in_force(session_id, when, before_sequence=before_sequence)
+
+    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
+        return await self._store.point_rows(session_id, at)
 
     async def snapshot_versions(
         self, session_id: str, *, after_version: int | None = None, limit: int = 1_000

@@ -110,26 +110,70 @@ async def version_in_force(
     creation time costly to reach). Only when it is undated or made later are the others
     read. No summary is decoded (:func:`all_snapshot_versions` measures every one).
     """
-    newest = (
-        select(snapshots_t.c.version)
-        .where(snapshots_t.c.session_id == session_id)
-        .order_by(snapshots_t.c.version.desc())
-        .limit(1)
-    )
+
+    async def work(connection: AsyncConnection) -> tuple[int | None, int]:
+        return await version_in_force_on(connection, session_id, when, before_sequence=before_sequence)
+
+    return await reader.run(work)
+
+
+async def version_in_force_on(
+    connection: AsyncConnection, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+) -> tuple[int | None, int]:
+    """:func:`version_in_force` on an open connection (one read of several, as ``locate`` makes)."""
     if when is None:
-
-        async def latest(connection: AsyncConnection) -> tuple[int | None, int]:
-            version = (await connection.execute(newest)).scalar()
-            return (None if version is None else int(version)), 0
-
-        return await reader.run(latest)
-    head = await version_candidates(reader, session_id, before_sequence=before_sequence, limit=1)
+        newest = (
+            select(snapshots_t.c.version)
+            .where(snapshots_t.c.session_id == session_id)
+            .order_by(snapshots_t.c.version.desc())
+            .limit(1)
+        )
+        version = (await connection.execute(newest)).scalar()
+        if version is None or type(version) is int:
+            return version, 0
+        return await _chosen_among_all(connection, session_id, None, None)
+    head = await _candidates(connection, session_id, before_sequence, 1)
     chosen, undated = newest_dated_by(head, when)
     if chosen is None and head:  # undated, or made after the step began: look further
-        chosen, undated = newest_dated_by(
-            await version_candidates(reader, session_id, before_sequence=before_sequence), when
-        )
-    return (None if chosen is None else int(chosen)), undated
+        return await _chosen_among_all(connection, session_id, when, before_sequence)
+    return chosen, undated
+
+
+async def _chosen_among_all(
+    connection: AsyncConnection, session_id: str, when: datetime | None, before_sequence: int | None
+) -> tuple[int | None, int]:
+    """The version in force read from every candidate, when the newest did not decide. A
+    version that is not an integer (a damaged row) names no snapshot that could be read
+    back: it is passed over, now as at a past step."""
+    if when is None:
+        candidates = await _candidates(connection, session_id, None, None)
+        return next((version for version, _ in candidates if type(version) is int), None), 0
+    chosen, undated = newest_dated_by(await _candidates(connection, session_id, before_sequence, None), when)
+    return chosen, undated
+
+
+async def snapshot_in_force_on(
+    connection: AsyncConnection, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+) -> tuple[SnapshotInfo | None, int]:
+    """The snapshot :func:`version_in_force` names, decoded, and the undated versions left out.
+
+    The newest candidate is read whole, in one statement on the ``(session_id, version)``
+    index: in a store zett-agent wrote it is the one (now: the newest version; at a past
+    step: the newest that summarises only rows before it, made by then). Only when it does
+    not decide (undated, made later, a version that is not an integer) are the others read,
+    as :func:`version_in_force_on` reads them, and the chosen version with them.
+    """
+    statement = select(*SNAPSHOT_COLUMNS).where(snapshots_t.c.session_id == session_id)
+    if when is not None and before_sequence is not None:
+        statement = statement.where(snapshots_t.c.compacted_through_sequence < before_sequence)
+    head = (await connection.execute(statement.order_by(snapshots_t.c.version.desc()).limit(1))).mappings().first()
+    if head is None:
+        return None, 0
+    created = head["created_at"]
+    if type(head["version"]) is int and (when is None or (isinstance(created, datetime) and created <= when)):
+        return snapshot_info_from_row(head), 0
+    chosen, undated = await _chosen_among_all(connection, session_id, when, before_sequence)
+    return (None if chosen is None else await snapshot_version_on(connection, session_id, chosen)), undated
 
 
 async def version_candidates(
@@ -138,6 +182,16 @@ async def version_candidates(
     """``(version, created_at)`` of the versions that may have been in force at the step of
     message ``before_sequence`` (None: any), newest first, on the ``(session_id, version)``
     index (the first ``limit``; None: all)."""
+
+    async def work(connection: AsyncConnection) -> list[tuple[Any, Any]]:
+        return await _candidates(connection, session_id, before_sequence, limit)
+
+    return await reader.run(work)
+
+
+async def _candidates(
+    connection: AsyncConnection, session_id: str, before_sequence: int | None, limit: int | None
+) -> list[tuple[Any, Any]]:
     statement = select(snapshots_t.c.version, read_column(snapshots_t.c.created_at)).where(
         snapshots_t.c.session_id == session_id
     )
@@ -146,11 +200,7 @@ async def version_candidates(
     statement = statement.order_by(snapshots_t.c.version.desc())
     if limit is not None:
         statement = statement.limit(limit)
-
-    async def work(connection: AsyncConnection) -> list[tuple[Any, Any]]:
-        return [(version, created) for version, created in (await connection.execute(statement)).all()]
-
-    return await reader.run(work)
+    return [(version, created) for version, created in (await connection.execute(statement)).all()]
 
 
 async def snapshot_version(reader: Reader, session_id: str, version: int | None = None) -> SnapshotInfo | None:
@@ -158,17 +208,24 @@ async def snapshot_version(reader: Reader, session_id: str, version: int | None 
 
     An unreadable summary comes back with ``problems`` saying why.
     """
+
+    async def work(connection: AsyncConnection) -> SnapshotInfo | None:
+        return await snapshot_version_on(connection, session_id, version)
+
+    return await reader.run(work)
+
+
+async def snapshot_version_on(
+    connection: AsyncConnection, session_id: str, version: int | None = None
+) -> SnapshotInfo | None:
+    """:func:`snapshot_version` on an open connection."""
     statement = select(*SNAPSHOT_COLUMNS).where(snapshots_t.c.session_id == session_id)
     if version is None:
         statement = statement.order_by(snapshots_t.c.version.desc()).limit(1)
     else:
         statement = statement.where(snapshots_t.c.version == version)
-
-    async def work(connection: AsyncConnection) -> SnapshotInfo | None:
-        row = (await connection.execute(statement)).mappings().first()
-        return snapshot_info_from_row(row) if row is not None else None
-
-    return await reader.run(work)
+    row = (await connection.execute(statement)).mappings().first()
+    return snapshot_info_from_row(row) if row is not None else None
 
 
 async def ledger_facts(
@@ -327,5 +384,8 @@ __all__ = [
     "ledger_facts",
     "range_text",
     "snapshot_version",
+    "snapshot_in_force_on",
+    "snapshot_version_on",
     "snapshot_versions",
+    "version_in_force_on",
 ]

@@ -65,7 +65,7 @@ def _calls(storage: SQLSessionStorage) -> dict[str, Callable[[], Awaitable[Any]]
         # sessions_with_prefix: the exact id, then the range (no session has the sentinel id)
         "prefix": lambda: storage.sessions_with_prefix(PREFIX, limit=limit),
         "get_node": lambda: storage.get_node(SESSION),
-        # locate(): the last row, row N, the version in force, its summary
+        # locate() (pointparts.compose_point): the last row, row N, the version in force, its summary
         "last_row": lambda: storage.raw_page_before(SESSION, limit=1),
         "row_after": lambda: storage.raw_page(SESSION, after_sequence=after, limit=1),
         "version_now": lambda: storage.version_in_force(SESSION, None),
@@ -73,7 +73,7 @@ def _calls(storage: SQLSessionStorage) -> dict[str, Callable[[], Awaitable[Any]]
         # the candidates all, when the newest did not decide
         "versions_all": lambda: compaction.version_candidates(storage.reader, SESSION, before_sequence=before),
         "snapshot": lambda: storage.snapshot_version(SESSION, version),
-        # offered_at(): the request's system rows (before row N, or all for the next step)
+        # the request's system rows (before row N, or all for the next step)
         "system_rows_before": lambda: storage.request_system_rows(SESSION, REQUEST, before_sequence=before),
         "system_rows": lambda: storage.request_system_rows(SESSION, REQUEST, before_sequence=None),
         # range_pages(): the first page after the boundary, then pages after a row

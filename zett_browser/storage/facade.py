@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import cached_property
 
 from ..model.compaction import CurveColumn, LedgerFacts, RangeText, SnapshotMeta
-from ..model.context import ContextRow
+from ..model.context import ContextRow, PointRows
 from ..model.origins import Origin
 from ..model.records import (
     Page,
@@ -28,7 +28,7 @@ from ..model.records import (
 )
 from ..model.steps import StepRow
 from ..model.timing import ChildSpan, TimingRow
-from . import compaction, context, labels, origins, prompts, rawlog, state, steps, timing
+from . import compaction, context, labels, origins, point, prompts, rawlog, state, steps, timing
 from . import prefix as prefixes
 from .core import SessionStorageCore
 from .tree import SessionTree
@@ -231,6 +231,13 @@ class BrowserQueries(SessionStorageCore):
         See :func:`.compaction.snapshot_version`.
         """
         return await compaction.snapshot_version(self.reader, session_id, version)
+
+    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
+        """What placing time travel at message ``at`` reads, in one read transaction.
+
+        See :func:`.point.point_rows`.
+        """
+        return await point.point_rows(self.reader, session_id, at)
 
     async def ledger_facts(
         self, session_id: str, versions: Sequence[SnapshotMeta], *, previous_boundary: int = 0

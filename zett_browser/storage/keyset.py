@@ -148,6 +148,22 @@ def _band_statement(
     return wrap(statement, ordering) if wrap is not None else statement
 
 
+def value_band_statement(
+    base: Select[Any],
+    *,
+    key: ColumnElement[Any],
+    row_id: ColumnElement[Any],
+    after: Position | None,
+    descending: bool,
+    limit: int,
+) -> Select[Any]:
+    """The one statement :func:`keyset_rows` runs when the key cannot be NULL (``nullable``
+    False) and ``after`` is not in the NULL band: to be run inside a larger statement."""
+    if after is not None and after.null_key:
+        raise ValueError("a position in the NULL band is read by keyset_rows")
+    return _band_statement("value", base, key, row_id, after, descending, limit, None)
+
+
 #: The bound parameter of a :func:`first_page_statements` statement's row limit.
 LIMIT_PARAMETER = "zett_limit"
 
@@ -188,4 +204,12 @@ async def first_page_rows(
     return rows
 
 
-__all__ = ["LIMIT_PARAMETER", "Position", "bind", "first_page_rows", "first_page_statements", "keyset_rows"]
+__all__ = [
+    "LIMIT_PARAMETER",
+    "Position",
+    "bind",
+    "first_page_rows",
+    "first_page_statements",
+    "keyset_rows",
+    "value_band_statement",
+]

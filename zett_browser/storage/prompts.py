@@ -29,17 +29,24 @@ async def request_system_rows(
     reader: Reader, session_id: str, request_id: str, *, before_sequence: int | None = None
 ) -> list[RawMessageRecord]:
     """The system rows of one request (before ``before_sequence``), in sequence order."""
+
+    async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
+        return await request_system_rows_on(connection, session_id, request_id, before_sequence=before_sequence)
+
+    return await reader.run(work)
+
+
+async def request_system_rows_on(
+    connection: AsyncConnection, session_id: str, request_id: str, *, before_sequence: int | None = None
+) -> list[RawMessageRecord]:
+    """:func:`request_system_rows` on an open connection."""
     statement = select(*RAW_COLUMNS).where(
         raw_t.c.session_id == session_id, raw_t.c.request_id == request_id, raw_t.c.role == _SYSTEM
     )
     if before_sequence is not None:
         statement = statement.where(raw_t.c.sequence < before_sequence)
     statement = statement.order_by(raw_t.c.sequence).limit(LIMIT)
-
-    async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-        return [record_from_row(row) for row in (await connection.execute(statement)).mappings()]
-
-    return await reader.run(work)
+    return [record_from_row(row) for row in (await connection.execute(statement)).mappings()]
 
 
-__all__ = ["LIMIT", "request_system_rows"]
+__all__ = ["LIMIT", "request_system_rows", "request_system_rows_on"]

@@ -102,11 +102,23 @@ async def raw_page(
         raise ValueError("limit must be positive")
 
     async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-        after = await raw_position(connection, session_id, after_sequence, after_id)
-        rows = await raw_keyset(reader, connection, RAW_COLUMNS, session_id, after, descending=False, limit=limit)
-        return [record_from_row(row) for row in rows]
+        return await raw_page_on(reader, connection, session_id, after_sequence, after_id, limit)
 
     return await reader.run(work)
+
+
+async def raw_page_on(
+    reader: Reader,
+    connection: AsyncConnection,
+    session_id: str,
+    after_sequence: int | None,
+    after_id: str | None,
+    limit: int,
+) -> list[RawMessageRecord]:
+    """:func:`raw_page` on an open connection."""
+    after = await raw_position(connection, session_id, after_sequence, after_id)
+    rows = await raw_keyset(reader, connection, RAW_COLUMNS, session_id, after, descending=False, limit=limit)
+    return [record_from_row(row) for row in rows]
 
 
 async def raw_page_before(
@@ -126,15 +138,27 @@ async def raw_page_before(
         raise ValueError("limit must be positive")
 
     async def work(connection: AsyncConnection) -> list[RawMessageRecord]:
-        before = None
-        if before_sequence is not None or before_id is not None:
-            before = await raw_position(connection, session_id, before_sequence, before_id)
-        rows = await raw_keyset(reader, connection, RAW_COLUMNS, session_id, before, descending=True, limit=limit)
-        records = [record_from_row(row) for row in rows]
-        records.reverse()
-        return records
+        return await raw_page_before_on(reader, connection, session_id, before_sequence, before_id, limit)
 
     return await reader.run(work)
+
+
+async def raw_page_before_on(
+    reader: Reader,
+    connection: AsyncConnection,
+    session_id: str,
+    before_sequence: int | None,
+    before_id: str | None,
+    limit: int,
+) -> list[RawMessageRecord]:
+    """:func:`raw_page_before` on an open connection."""
+    before = None
+    if before_sequence is not None or before_id is not None:
+        before = await raw_position(connection, session_id, before_sequence, before_id)
+    rows = await raw_keyset(reader, connection, RAW_COLUMNS, session_id, before, descending=True, limit=limit)
+    records = [record_from_row(row) for row in rows]
+    records.reverse()
+    return records
 
 
 async def raw_bounds(reader: Reader, session_id: str) -> RawLogBounds:
@@ -255,6 +279,8 @@ __all__ = [
     "raw_bounds",
     "raw_page",
     "raw_page_before",
+    "raw_page_before_on",
+    "raw_page_on",
     "safe_sum",
     "session_totals",
     "snapshot_mark",

@@ -15,12 +15,12 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select, type_coerce
+from sqlalchemy import Select, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from .columns import raw_t
-from .keyset import Position, bind, keyset_rows
+from .keyset import Position, bind, keyset_rows, value_band_statement
 from .reader import Reader
 from .rows import RawValue
 
@@ -71,4 +71,18 @@ async def raw_keyset(
     )
 
 
-__all__ = ["raw_keyset", "raw_position"]
+def raw_band_statement(
+    columns: Sequence[ColumnElement[Any]], session_id: str, edge: Position | None, *, descending: bool, limit: int
+) -> Select[Any]:
+    """The statement :func:`raw_keyset` runs when the store's ``sequence`` cannot be NULL."""
+    return value_band_statement(
+        select(*columns).where(raw_t.c.session_id == bind(session_id)),
+        key=type_coerce(raw_t.c.sequence, RawValue()),
+        row_id=raw_t.c.id,
+        after=edge,
+        descending=descending,
+        limit=limit,
+    )
+
+
+__all__ = ["raw_band_statement", "raw_keyset", "raw_position"]

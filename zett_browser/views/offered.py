@@ -7,20 +7,18 @@ the system prompt, the tool guidelines, MCP servers, filesystem environment) and
 the tools (name, description, JSON schema) and server tools the model was offered for that
 step. The time-travel view shows and sizes them; the messages part stays what ``load()`` gives.
 
-Toolkit-free; reads through the :class:`BrowsingStore` protocol. A trace of an unexpected
+Toolkit-free and storage-free: the rows come from :meth:`BrowsingStore.point_rows`. A trace of an unexpected
 shape is reported as not recorded, never raised.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import AssistantMessage, RawMessageRecord, SystemMessage
-
-if TYPE_CHECKING:
-    from ..model.store import BrowsingStore
 
 #: Characters of a tool's JSON counted at most (a schema of megabytes is not re-encoded whole).
 MAX_TOOL_CHARS = 200_000
@@ -113,19 +111,19 @@ def _tool(item: dict[str, Any], server: bool) -> OfferedTool:
     )
 
 
-async def offered_at(store: BrowsingStore, step: RawMessageRecord | None, *, next_step: bool) -> Offered | None:
-    """What ``step`` (row N; with ``next_step``, the last row) was offered, or None without a row.
-
-    The system rows are those of the step's own request written before it; the tools come
-    from the step's trace (an assistant row).
+def offered_from(
+    step: RawMessageRecord | None, system_rows: Sequence[RawMessageRecord] | None, *, next_step: bool
+) -> Offered | None:
+    """What ``step`` (row N; with ``next_step``, the last row) was offered, given the system
+    rows of its request written before it (:meth:`BrowsingStore.point_rows` reads them);
+    None without a row or when those rows could not be read. The tools come from the step's
+    trace (an assistant row).
     """
-    if step is None:
+    if step is None or system_rows is None:
         return None
-    before = None if next_step else step.sequence
-    rows = await store.request_system_rows(step.session_id, step.request_id, before_sequence=before)
-    system = tuple((row.sequence, row.message.content) for row in rows if isinstance(row.message, SystemMessage))
+    system = tuple((row.sequence, row.message.content) for row in system_rows if isinstance(row.message, SystemMessage))
     tools, traced = trace_tools(step.message)
     return Offered(system, tools, traced, step.sequence if traced else None, next_step)
 
 
-__all__ = ["MAX_TOOL_CHARS", "Offered", "OfferedTool", "offered_at", "trace_tools"]
+__all__ = ["MAX_TOOL_CHARS", "Offered", "OfferedTool", "offered_from", "trace_tools"]

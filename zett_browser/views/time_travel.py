@@ -37,7 +37,7 @@ from ..model import (
 )
 from ..model.context import ContextRow
 from ..model.in_force import may_be_in_force
-from .offered import Offered, offered_at
+from .offered import Offered, offered_from
 
 if TYPE_CHECKING:
     from ..model.store import BrowsingStore
@@ -120,42 +120,29 @@ def in_force(snapshots: Sequence[V], when: datetime | None, before_sequence: int
 
 
 async def locate(store: BrowsingStore, session_id: str, at: int | None = None) -> ContextPoint:
-    """The context point of message ``at`` (default: one past the last message).
+    """The context point of message ``at`` (default: one past the last message), from one
+    read of the store (:meth:`BrowsingStore.point_rows`: only the summary in force is decoded).
 
     Raises:
         ContextError: ``at`` is outside 1 … last + 1.
     """
-    # The last row, not raw_bounds: its row count walks every row of a long session.
-    tail = await store.raw_page_before(session_id, limit=1)
-    last = tail[-1].sequence if tail else 0
-    if at is None:
-        at = last + 1
-    if not 1 <= at <= last + 1:
-        raise ContextError(f"--at must be from 1 to {last + 1} (one past the last message #{last}), got {at}")
-    when = None
-    kind = None
-    tokens = None
-    step = None
-    if at <= last:
-        rows = await store.raw_page(session_id, after_sequence=at - 1, limit=1)
-        if rows:
-            # Row N, or (a gap in a damaged store) the first row after it: either began later.
-            when = rows[0].started_at
-            if rows[0].sequence == at:
-                kind = _kind(rows[0].message)
-                tokens = rows[0].input_tokens
-                step = rows[0]
-    # Two columns of the newest candidate (of more only when it does not decide); the one
-    # summary in force is decoded, no other is read.
-    chosen, undated = await store.version_in_force(session_id, when, before_sequence=at)
-    snapshot = await store.snapshot_version(session_id, chosen) if chosen is not None else None
-    try:
-        if at > last and last:
-            step = tail[-1]
-        offered = await offered_at(store, step, next_step=at > last)
-    except Exception:  # noqa: BLE001 - what was offered is shown when it can be read; messages stay
-        offered = None
-    return ContextPoint(session_id, at, last, when, snapshot, kind, tokens, undated, offered)
+    rows = await store.point_rows(session_id, at)
+    last = rows.last_sequence
+    if not rows.in_range:
+        raise ContextError(f"--at must be from 1 to {last + 1} (one past the last message #{last}), got {rows.at}")
+    row = rows.row  # row N, or (a gap in a damaged store) the first row after it: either began later
+    exact = row if row is not None and row.sequence == rows.at else None
+    return ContextPoint(
+        session_id,
+        rows.at,
+        last,
+        row.started_at if row is not None else None,
+        rows.snapshot,
+        _kind(exact.message) if exact is not None else None,
+        exact.input_tokens if exact is not None else None,
+        rows.undated,
+        offered_from(rows.step, rows.system, next_step=rows.at > last),
+    )
 
 
 def _kind(message: object) -> str:
