@@ -15,11 +15,14 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
 
 from ..text import clean
 
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from ..model.store import BrowsingStore
 
 PROG = "zett-browser"

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..index.fresh import fresh_index
 from ..startup.lifecycle import run_async
 from ..storage.sqlitefile import sqlite_path
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
     from ..index.sync import Progress, SideIndex, SyncReport

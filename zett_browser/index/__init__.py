@@ -12,7 +12,8 @@ pays for that one only.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
     from .db import ENV_DIR as ENV_DIR

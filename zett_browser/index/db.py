@@ -32,7 +32,6 @@ import re
 import sqlite3
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 try:  # CPython's own SHA-256: what hashlib's OpenSSL one computes, ~4 ms less to import per subcommand
@@ -40,10 +39,12 @@ try:  # CPython's own SHA-256: what hashlib's OpenSSL one computes, ~4 ms less t
 except ImportError:  # another Python (3.12 names it _sha2)
     from hashlib import sha256 as _sha256
 
+from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
-
-from ..safefiles import UnsafePath, create_private, is_store_directory, is_store_file, refuse_link
 
 #: 2: usage totals (index/totals.py); 3: tool outcomes and flags (issue 24: index/facts.py).
 #: Another version in a file's meta makes :func:`open_checked` rebuild it; readers of a file

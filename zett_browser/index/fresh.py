@@ -19,13 +19,17 @@ import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from ..storage.sidecars import SidecarGuard
 from ..storage.sqlitefile import READER_BUSY_TIMEOUT_MS, browse_mode, check_sqlite_file, sqlite_uri
 from ..storage.values import lenient_text, stored_time
 from . import db as index_db
 from .prices_version import table_version
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Sessions active this long before the high-water mark are looked at again (as the sync does).
 MARGIN = timedelta(seconds=60)

@@ -12,24 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
 
 from ..views.labels import label_all
 from .search import Hit
 
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..model.records import SessionNode
 
+    class LabelReads(Protocol):
+        """What naming a hit reads: the storage, or the command line's stdlib reader
+        (:class:`zett_browser.storage.quicklabels.QuickLabels`)."""
 
-class LabelReads(Protocol):
-    """What naming a hit reads: the storage, or the command line's stdlib reader
-    (:class:`zett_browser.storage.quicklabels.QuickLabels`)."""
+        async def get_node(self, session_id: str) -> SessionNode | None: ...
 
-    async def get_node(self, session_id: str) -> SessionNode | None: ...
+        async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]: ...
 
-    async def get_nodes(self, session_ids: Sequence[str]) -> list[SessionNode]: ...
-
-    async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]: ...
+        async def child_labels(self, parent_id: str | None, nodes: Sequence[SessionNode]) -> dict[str, str]: ...
 
 
 #: Distinct sessions named per call (a page of hits holds fewer).
@@ -79,4 +81,4 @@ def relabelled(hits: list[Hit], labels: dict[str, str]) -> list[Hit]:
     return [replace(hit, label=labels[hit.session_id]) if hit.session_id in labels else hit for hit in hits]
 
 
-__all__ = ["MAX_SESSIONS", "LabelReads", "labelled_hits", "named_nodes", "relabelled", "session_labels"]
+__all__ = ["MAX_SESSIONS", "labelled_hits", "named_nodes", "relabelled", "session_labels"]

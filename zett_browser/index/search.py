@@ -15,11 +15,15 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
 
 from ..text import clean
 from .db import current_state, open_reader
 from .query import Filter, Query, QueryError, Term, fts_string
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SNIPPET = 160
 #: Sessions, and messages, a notes qualifier passes to SQL at most (bound parameters).
@@ -94,7 +98,8 @@ def _condition(item: Filter, params: list[Any], session: str | None) -> str:
         params.append(value)
         return "s.session_type = ?"
     if name in ("tag", "meta"):
-        key, wanted = cast(tuple[str, str | None], value)
+        pair: tuple[str, str | None] = value  # type: ignore[assignment]  # parse() made it so
+        key, wanted = pair
         column = "d.tags" if name == "tag" else "d.meta"
         params.append(_json_path(key))
         if wanted is None:
@@ -129,7 +134,8 @@ def _condition(item: Filter, params: list[Any], session: str | None) -> str:
     if name in ("pinned", "label", "note"):
         raise QueryError(f"{name}: needs the notes file (resolve the query first: index/notes_filter.py)")
     if name in ("tokens", "dur"):
-        op, amount = cast(tuple[str, float], value)
+        bound: tuple[str, float] = value  # type: ignore[assignment]  # parse() made it so
+        op, amount = bound
         assert op in _OPS
         params.append(amount)
         return f"{'d.tokens' if name == 'tokens' else 'd.duration'} {op} ?"

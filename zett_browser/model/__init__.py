@@ -8,9 +8,11 @@ that needs one submodule (``usage``: ``model.usage``) does not define every reco
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .documented import ContextSnapshot as ContextSnapshot
     from .documented import SessionSummary as SessionSummary
     from .documented import SessionView as SessionView

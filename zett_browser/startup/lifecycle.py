@@ -36,9 +36,17 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from types import FrameType
-from typing import Any, Protocol, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
+    T = TypeVar("T")
+
+    class Exitable(Protocol):
+        def exit(self) -> None: ...
+
 
 #: The signals that end a subcommand early, cleanly (its clean-up runs, then exit 128 + number).
 COMMAND_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -63,10 +71,6 @@ def on_hangup_exit(cleanup: Callable[[], object]) -> None:
     """Run ``cleanup`` also when a hang-up ends the process early (see :func:`end_after_hangup`):
     a ``finally`` around ``app.run()`` is skipped then."""
     _State.before_hangup_exit.append(cleanup)
-
-
-class Exitable(Protocol):
-    def exit(self) -> None: ...
 
 
 class StartupSignals:

@@ -13,9 +13,12 @@ comes without its ORM.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..model.documented import ContextSnapshot, SessionSummary, SessionView
     from ..model.messages import (
         AgentMessage,

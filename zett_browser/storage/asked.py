@@ -11,10 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from ..model.nodes import AskedLabel
 from ..text import one_line
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:  # the aliases name types in annotations only
+    from typing import Any
+
+    #: tool_call_id -> (child session id, subagent type named by the result, result sequence)
+    Links = dict[str, tuple[str, str | None, int]]
+    #: tool_call_id -> (the call's arguments, the call's sequence, its place among the message's calls)
+    Arguments = dict[str, tuple[dict[str, Any], int, int]]
+    #: child session id -> (description, subagent type, the call's sequence, its place)
+    Requests = dict[str, tuple[str, str, int | None, int | None]]
 
 #: Role codes of the ``raw_messages.role`` column (zett-agent's message kinds).
 USER, ASSISTANT, TOOL = 2, 3, 4
@@ -30,13 +41,6 @@ MAX_JSON_CHARS = 1_000_000
 LABEL_CHARS = 120
 #: Characters of a first user message read from the store.
 PREVIEW_CHARS = 300
-
-#: tool_call_id -> (child session id, subagent type named by the result, result sequence)
-Links = dict[str, tuple[str, str | None, int]]
-#: tool_call_id -> (the call's arguments, the call's sequence, its place among the message's calls)
-Arguments = dict[str, tuple[dict[str, Any], int, int]]
-#: child session id -> (description, subagent type, the call's sequence, its place)
-Requests = dict[str, tuple[str, str, int | None, int | None]]
 
 
 def _data(message_json: object) -> dict[str, Any] | None:

@@ -144,7 +144,12 @@ def render() -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from typing import Any",
+        "TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)",
+        "",
+        "if TYPE_CHECKING:",
+        "    from typing import Any",
+        "",
+        "    Statement = tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]",
         "",
         "#: Tables and columns the storage requires (its schema check), and the sort keys these",
         "#: statements were generated NOT NULL for (a nullable one adds a NULL band: other SQL).",
@@ -156,7 +161,6 @@ def render() -> str:
         "#: Rows of one request's system rows read at most (:data:`..prompts.LIMIT`).",
         f"SYSTEM_ROWS = {prompts.LIMIT!r}",
         "",
-        "Statement = tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]",
         "CALLS: dict[str, tuple[Statement, ...]] = {",
     ]
     for name, templates in recorded.items():

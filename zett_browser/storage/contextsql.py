@@ -10,7 +10,12 @@ names, and the indexes of the columns read as lenient timestamps.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    Statement = tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]
 
 #: Tables and columns the storage requires (its schema check), and the sort keys these
 #: statements were generated NOT NULL for (a nullable one adds a NULL band: other SQL).
@@ -22,7 +27,6 @@ NEEDS_COLUMNS = (('agent_sessions', 'session_type'),)
 #: Rows of one request's system rows read at most (:data:`..prompts.LIMIT`).
 SYSTEM_ROWS = 16
 
-Statement = tuple[str, tuple[tuple[str, Any, int], ...], tuple[str, ...], tuple[int, ...]]
 CALLS: dict[str, tuple[Statement, ...]] = {
     'prefix': (
         ('SELECT agent_sessions.id \nFROM agent_sessions \nWHERE agent_sessions.id = ?', (('arg', 'prefix', 0),), ('id',), ()),

@@ -20,7 +20,7 @@ from . import narrow  # noqa: F401 - before sqlalchemy.ext.asyncio: its engine w
 # isort: split
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import LargeBinary, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -36,8 +36,6 @@ from .asked import (
     PREVIEW_CHARS,
     TOOL,
     USER,
-    Arguments,
-    Links,
     add_arguments,
     add_link,
     asked_labels,
@@ -46,6 +44,9 @@ from .asked import (
     result_link,
 )
 from .reader import Reader
+
+if TYPE_CHECKING:
+    from .asked import Arguments, Links
 
 T = TypeVar("T")
 

@@ -8,13 +8,17 @@ As every converter: what cannot be read goes into ``problems``; nothing raises.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from decimal import Decimal
-from typing import Any
 
 from ..model.nodes import SessionNode
 from .values import BadText
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def text_problems(row: Mapping[Any, Any], names: tuple[str, ...]) -> list[str]:
@@ -50,9 +54,16 @@ def _count(value: Any) -> int:
     """A correlated count or last sequence; anything odd (a text sequence's max) is 0."""
     if type(value) is int:
         return value
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) and math.isfinite(value):
+    if (isinstance(value, (int, float)) or _is_decimal(value)) and not isinstance(value, bool) and math.isfinite(value):
         return int(value)
     return 0
+
+
+def _is_decimal(value: object) -> bool:
+    """Whether ``value`` is a ``Decimal`` (a server driver's count), without importing
+    :mod:`decimal` (3 ms of ``search``'s start): a Decimal exists only once it is loaded."""
+    module = sys.modules.get("decimal")
+    return module is not None and isinstance(value, module.Decimal)
 
 
 def node_from_row(row: Mapping[Any, Any]) -> SessionNode:

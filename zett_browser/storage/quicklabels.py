@@ -17,7 +17,6 @@ opens the storage.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
 from ..model.nodes import SessionNode
 from .asked import (
@@ -28,9 +27,6 @@ from .asked import (
     PREVIEW_CHARS,
     TOOL,
     USER,
-    Arguments,
-    Links,
-    Requests,
     add_arguments,
     add_link,
     asked_labels,
@@ -39,7 +35,14 @@ from .asked import (
 )
 from .quickread import Declined, QuickReader
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from .asked import Arguments, Links, Requests
+
+    T = TypeVar("T")
 #: Host parameters per statement: SQLite 3.32+ allows 32,766; older builds 999.
 MAX_PARAMETERS = 900
 

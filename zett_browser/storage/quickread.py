@@ -15,7 +15,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Self
 
 from ..model.nodes import SessionNode
 from .contextsql import CALLS, NEEDS_COLUMNS, NOT_NULL, REQUIRED_COLUMNS, REQUIRED_TABLES
@@ -23,6 +22,11 @@ from .noderows import node_from_row
 from .sidecars import SidecarGuard
 from .sqlitefile import close_stdlib_reader, open_stdlib_reader
 from .values import BadText, lenient_text, stored_time
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any, Self
 
 
 class Declined(Exception):

@@ -17,7 +17,6 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..text import clean
@@ -31,7 +30,11 @@ from .errors import (
     StorePermissionError,
 )
 
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .sidecars import SidecarGuard
 
 #: zett-agent's default store.

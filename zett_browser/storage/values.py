@@ -9,7 +9,11 @@ same way.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class BadText(str):

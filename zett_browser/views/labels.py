@@ -19,9 +19,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from ..text import one_line
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
     from ..model.records import SessionNode
