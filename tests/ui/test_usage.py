@@ -297,7 +297,7 @@ async def test_timing_pages_cut_inside_steps_keep_every_step_whole(tmp_path: Pat
 
 async def test_the_timing_title_never_names_a_session_by_its_id_twice(tmp_path: Path) -> None:
     """Review case (issue 25): ``Timing · root-2 — root-2`` for a session with no other name."""
-    from dataclasses import replace
+    from zett_browser.model.frozen import replace
 
     store = priced_store(tmp_path)
     app = make_app(str(store), session=ROOT, clock=frozen_clock, poll_interval=0)

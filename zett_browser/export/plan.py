@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..index.totals import Delta
 from ..index.usage import totals_from
 from ..index.writer import prepare_raw
+from ..model.frozen import replace
 from ..model.records import SessionNode, asked_at
 from ..model.usage import Totals
 from ..storage import SQLSessionStorage

@@ -11,8 +11,8 @@ the store cannot be read, the hits keep the index's names.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
+from ..model.frozen import replace
 from ..views.labels import label_all
 from .search import Hit
 

@@ -9,9 +9,9 @@ those sessions and those messages. ``pinned:false`` is ``-pinned:true``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
+from ..model.frozen import replace
 from .query import Filter, Query
 
 #: The qualifiers the notes file answers (``notes.match.NOTE_QUALIFIERS``, checked by a test;

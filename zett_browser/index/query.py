@@ -22,8 +22,9 @@ surely a typo of one. Other words with a colon are searched as text (URLs, ``std
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+
+from ..model.frozen import field, frozen
 
 KINDS = ("system", "user", "assistant", "tool", "agent", "snapshot", "session")
 STOPS = {"refused": ("refusal",), "cut_off": ("max_output", "context_full"), "interrupted": ("interrupted", "paused")}
@@ -74,7 +75,7 @@ class QueryError(ValueError):
     """A query that cannot be run; the message is one line naming the bad token."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Term:
     """A word or phrase of free text; ``prefix`` matches words starting with its last token."""
 
@@ -82,7 +83,7 @@ class Term:
     prefix: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Filter:
     """One qualifier: ``name`` is the qualifier, ``value`` its typed value."""
 
@@ -91,7 +92,7 @@ class Filter:
     negated: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Query:
     """A parsed query: all ``groups`` must match (each is an OR of terms), no ``excluded``."""
 

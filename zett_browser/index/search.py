@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..model.frozen import frozen
 from ..text import clean
 from .db import current_state, open_reader
 from .query import Filter, Query, QueryError, Term, fts_string
@@ -31,7 +31,7 @@ MAX_MARKED = 5000
 _OPS = {">", "<", ">=", "<=", "="}
 
 
-@dataclass(frozen=True)
+@frozen
 class Hit:
     """One match: where it is and a snippet (plain text) with the matches' spans."""
 
@@ -49,7 +49,7 @@ class Hit:
     store: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class SearchPage:
     """A page of hits; ``next_cursor`` continues it; ``partial`` while the index is incomplete."""
 

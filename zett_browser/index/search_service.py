@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from ..model.frozen import replace
 from ..storage import SQLSessionStorage
 from . import Progress, Searcher, SearchPage, SideIndex, parse
 from .hit_labels import labelled_hits

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from ..index.query import QueryError, parse
 from ..index.usage import index_prices_date, read_usage
 from ..model import SessionCursor, SessionNode
+from ..model.frozen import replace
 from ..model.session_state import classify
 from ..storage import SQLSessionStorage
 from ..views.labels import label_all

@@ -5,11 +5,12 @@ other records (:mod:`.records` re-exports them): naming search hits on the comma
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from .frozen import field, frozen
 
-@dataclass(frozen=True, slots=True)
+
+@frozen
 class SessionNode:
     """A session as the tree shows it: identity, counts and activity.
 

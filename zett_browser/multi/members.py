@@ -3,11 +3,11 @@ children a page of sessions has in the other stores."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
 from ..model import SessionNode
+from ..model.frozen import replace
 from ..model.store import BrowsingStore
 
 #: Children counted per session in each other store (a session with more shows this many).
@@ -34,7 +34,7 @@ class Member:
         self.store = store
 
     def tag(self, node: SessionNode) -> SessionNode:
-        return node if node.store == self.name else dataclasses.replace(node, store=self.name)
+        return node if node.store == self.name else replace(node, store=self.name)
 
 
 async def counted(
@@ -56,6 +56,6 @@ async def counted(
             if node.session_id in ids and node.session_id in kids:
                 extra[position] += len(kids[node.session_id].items)
     return [
-        dataclasses.replace(node, child_count=node.child_count + more) if more else node
+        replace(node, child_count=node.child_count + more) if more else node
         for node, more in zip(nodes, extra, strict=True)
     ]

@@ -8,11 +8,11 @@ model gets after the latest boundary.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..model import SessionNode
+from ..model.frozen import replace
 from ..model.store import BrowsingStore
 
 #: The inspector's "summary + K tail messages" counts the rows the model gets by reading
@@ -47,7 +47,7 @@ async def _labelled(nodes: list[SessionNode], child_labels: ChildLabels) -> list
         if not node.title and node.parent_session_id and node.label_hint is None:
             hints = await child_labels(node.parent_session_id, [node])
             if node.session_id in hints:
-                node = dataclasses.replace(node, label_hint=hints[node.session_id])
+                node = replace(node, label_hint=hints[node.session_id])
         labelled.append(node)
     return labelled
 

@@ -9,11 +9,11 @@ Decoration only: a failed read changes nothing.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from textual.worker import Worker
 
+from ..model.frozen import replace
 from ..model.session_state import SessionState, classify
 from ..text import clean
 from ..widgets.status import Breadcrumb, session_label
@@ -82,7 +82,7 @@ class StateMarks:
             # A root: the real runtime never titles one; its first prompt names it, as in the tree.
             hints = await self._reader.quietly(self._child_labels(None, [node]), {}, "root label")
             if session_id in hints:
-                node = dataclasses.replace(node, label_hint=hints[session_id])
+                node = replace(node, label_hint=hints[session_id])
         opened = self._open()
         if opened is not None and opened.node.session_id == session_id:
             state = classify(last[session_id]) if session_id in last else None

@@ -9,13 +9,13 @@ bounds and the snapshot metadata. No SQLAlchemy, no pydantic.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Generator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from ..model.compaction import SnapshotMeta
+from ..model.frozen import replace
 from ..model.records import RawLogBounds, SessionCursor, SessionNode
 from .convert import int_field, node_from_row, text_problems, time_field
 
@@ -29,7 +29,7 @@ def with_problem(node: SessionNode, problem: str) -> SessionNode:
     """``node`` with ``problem`` added (once)."""
     if problem in node.problems:
         return node
-    return dataclasses.replace(node, problems=(*node.problems, problem))
+    return replace(node, problems=(*node.problems, problem))
 
 
 def node_page(

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
+from ..model.frozen import frozen
 from ..text import one_line
 
 TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
@@ -93,7 +93,7 @@ def node_name(node: SessionNode, width: int = LABEL_CHARS) -> str:
     return base_label(node.session_id, node.title, node.label_hint, node.agent_name, width)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Sibling:
     """What :func:`distinguish` compares of one session.
 

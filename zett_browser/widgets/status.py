@@ -8,13 +8,14 @@ functions from model records. Every string from the store goes through ``safe``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Input
 
 from ..model import RawMessageRecord, SessionNode, SnapshotInfo
 from ..model.compaction import SnapshotMeta
+from ..model.frozen import replace
 from ..model.session_state import SessionState
 from ..views.labels import node_name
 from .line import TextLine

@@ -9,12 +9,12 @@ store holds it, so a group lists only its store's roots. The orphans' group come
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionNode
+from ..model.frozen import replace
 from .render import style_of
 from .tree_nodes import Group, NodeData
 

@@ -11,7 +11,6 @@ a revealed session), labelled and retagged. Labels themselves are built by
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 
@@ -20,6 +19,7 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionNode
+from ..model.frozen import replace
 from ..model.notes import Annotation
 from ..model.records import asked_at
 from ..model.session_state import SessionState

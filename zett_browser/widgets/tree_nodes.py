@@ -8,13 +8,14 @@ role table; nothing from the store is parsed as markup.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from ..model import SessionCursor, SessionNode
+from ..model.frozen import replace
 from ..model.notes import Annotation
 from ..model.session_state import SessionState
 from ..model.usage import SessionUsage
