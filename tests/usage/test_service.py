@@ -12,7 +12,8 @@ from zett_browser.app import make_app
 from zett_browser.index.pricing import prices_date
 from zett_browser.index.search_service import IndexSearch
 from zett_browser.index.usage_service import IndexUsage
-from zett_browser.model.usage import TreeSort, UsageService
+from zett_browser.model.usage import TreeSort
+from zett_browser.model.usage_service import UsageService
 from zett_browser.startup.lazysearch import LazySearch, LazyUsage
 
 

@@ -7,9 +7,9 @@ a one-line error listing them (bounded), one that names none says so. Both exit 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..text import one_line
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
     from ..storage import SQLSessionStorage

@@ -17,7 +17,6 @@ import sys
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from ..index import pricing
 from ..index.usage import ReportRow, complete, index_prices_date, read_usage, report
@@ -29,6 +28,11 @@ from ..views.usage_json import row_json, session_json
 from .args import OneLineParser, add_index_dir, add_store, closed_pipe
 from .sessions import SessionChoiceError, is_full_id, resolve_at
 from .synced import synced_index
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 BY = ("day", "session", "agent", "model")
 #: Widest label column (session titles and model names are cut to it).

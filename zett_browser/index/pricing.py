@@ -15,14 +15,17 @@ guess. Costs are kept as whole picodollars (10⁻¹² USD): integers add up exac
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any
 
 from .prices_version import _dist_info_version as _dist_info_version  # tests read both here
 from .prices_version import table_version as table_version
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: zett-agent provider name -> genai-prices provider id (same service, another name).
 ALIASES = {
@@ -141,6 +144,8 @@ def prices_date() -> str:
 
 def _dates(value: Any, depth: int = 0) -> list[date]:
     """Every ``start_date`` inside the table's dataclasses."""
+    import dataclasses  # here: only the price table's walk needs it (a subcommand's start does not)
+
     if depth > 12:
         return []
     if isinstance(value, list):

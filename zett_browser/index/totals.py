@@ -34,8 +34,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The summed columns of ``own_totals`` and ``tree_totals`` (``failed_sessions`` is 0/1 in
 #: ``own_totals``: whether the session ended in a failure).
@@ -92,13 +95,29 @@ SCHEMA = (
 )
 
 
-@dataclass(slots=True)
 class Delta:
-    """Sums to add to one totals row (counts in :data:`COUNTS` order, times as min/max)."""
+    """Sums to add to one totals row (counts in :data:`COUNTS` order, times as min/max).
 
-    counts: list[int] = field(default_factory=lambda: [0] * len(COUNTS))
-    first: float | None = None
-    last: float | None = None
+    Plain slotted classes here, not dataclasses: ``zett-browser usage`` reads the totals in
+    a fresh process, and :mod:`dataclasses` (with :mod:`inspect`) costs it ~8 ms (issue 29).
+    """
+
+    __slots__ = ("counts", "first", "last")
+
+    def __init__(self, counts: list[int] | None = None, first: float | None = None, last: float | None = None) -> None:
+        self.counts = [0] * len(COUNTS) if counts is None else counts
+        self.first = first
+        self.last = last
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Delta):
+            return NotImplemented
+        return (self.counts, self.first, self.last) == (other.counts, other.first, other.last)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Delta(counts={self.counts!r}, first={self.first!r}, last={self.last!r})"
 
     def add(self, other: Delta) -> None:
         self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
@@ -106,15 +125,30 @@ class Delta:
         self.last = _max(self.last, other.last)
 
 
-@dataclass(slots=True)
 class RowUsage:
-    """The usage facts of one Raw Log row (computed beside the write, in a worker thread)."""
+    """The usage facts of one Raw Log row (computed beside the write, in a worker thread):
+    its UTC day, provider, model, delta, and the session's "ended in failure" state after
+    it (``failed``; None: unchanged)."""
 
-    day: str
-    provider: str
-    model: str
-    delta: Delta
-    failed: bool | None  # the session's "ended in failure" state after this row (None: unchanged)
+    __slots__ = ("day", "delta", "failed", "model", "provider")
+
+    def __init__(self, day: str, provider: str, model: str, delta: Delta, failed: bool | None) -> None:
+        self.day = day
+        self.provider = provider
+        self.model = model
+        self.delta = delta
+        self.failed = failed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RowUsage):
+            return NotImplemented
+        mine = (self.day, self.provider, self.model, self.delta, self.failed)
+        return mine == (other.day, other.provider, other.model, other.delta, other.failed)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"RowUsage({self.day!r}, {self.provider!r}, {self.model!r}, {self.delta!r}, {self.failed!r})"
 
 
 def _min(one: float | None, two: float | None) -> float | None:

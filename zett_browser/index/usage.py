@@ -11,15 +11,19 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from ..model.frozen import frozen
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals, TreeSort
 from .db import open_reader
 from .pricing import from_picos
 from .totals import COUNTS, DAY_COUNTS, LARGEST, SMALLEST, overflow_safe
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _TOTALS = ", ".join(COUNTS) + ", first_time, last_time"
 #: SQL of each tree order over ``t`` (tree_totals) and ``s`` (sessions), largest first.
@@ -189,7 +193,7 @@ def _level(path: Path, where: str, params: list[Any], order: TreeSort, offset: i
             return []
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReportRow:
     """One line of a usage report: a label and the sums of the per-day rows under it."""
 

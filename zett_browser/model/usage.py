@@ -3,7 +3,8 @@
 Totals of one session ("own") and of the session with every delegated descendant
 ("subtree"): counts, tokens by type, measured time, wall span and cost. They are kept in
 the side index and maintained incrementally; the UI sees only :class:`UsageService`
-(implemented over the index) and these frozen records, never the index or the storage.
+(implemented over the index; in :mod:`.usage_service`: ``zett-browser usage`` builds these
+records without the typing module the protocols need) and these frozen records, never the index or the storage.
 
 Cost is a :class:`~decimal.Decimal` in US dollars for the steps whose provider and model
 the price table knows; ``unpriced_steps`` counts the others (their tokens are in the
@@ -13,15 +14,14 @@ values were missing or bad: counted, never fatal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
-from typing import Protocol, runtime_checkable
+
+from .frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TokenCounts:
     """Tokens by type, summed over steps."""
 
@@ -42,7 +42,7 @@ class TokenCounts:
         return self.cache_read / self.input if self.input else None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Totals:
     """Aggregates over the Raw Log of one session or one subtree."""
 
@@ -54,7 +54,7 @@ class Totals:
     cut_off_steps: int = 0
     compactions: int = 0  # snapshot versions
     children: int = 0  # delegated sessions (direct for own, all descendants for subtree)
-    tokens: TokenCounts = field(default_factory=TokenCounts)
+    tokens: TokenCounts = TokenCounts()
     measured_ns: int = 0  # sum of the steps' recorded durations
     first_time: datetime | None = None
     last_time: datetime | None = None
@@ -76,7 +76,7 @@ class Totals:
         return (self.last_time - self.first_time).total_seconds()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModelCost:
     """Usage and cost of one provider/model within a session or subtree."""
 
@@ -87,7 +87,7 @@ class ModelCost:
     cost: Decimal | None  # None: the price table does not know this model
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SessionUsage:
     """Own and subtree totals of one session, with cost by model."""
 
@@ -107,37 +107,3 @@ class TreeSort(Enum):
     TOKENS = "tokens"  # subtree input + output tokens
     TIME = "time"  # subtree measured time
     FAILURES = "failures"  # subtree failed sessions + failed tool results + refused + cut-off steps
-
-
-class UsageService(Protocol):
-    """What the UI asks of the usage data (the side index)."""
-
-    @property
-    def prices_date(self) -> str:
-        """The date of the bundled price data, shown next to every cost."""
-        ...
-
-    async def usage(self, session_ids: Sequence[str]) -> dict[str, SessionUsage]:
-        """Own and subtree usage of these sessions (missing ids are left out)."""
-        ...
-
-    async def ordered_children(self, parent_id: str | None, order: TreeSort, offset: int, limit: int) -> list[str]:
-        """Ids of one tree level (roots when ``parent_id`` is None), largest first."""
-        ...
-
-    async def complete(self) -> bool:
-        """Whether the totals cover the whole store (False while the first build runs)."""
-        ...
-
-    async def ordered_orphans(self, order: TreeSort, offset: int, limit: int) -> list[str]:
-        """Ids of the orphans (parent missing from the store, or itself), largest first."""
-        ...
-
-
-@runtime_checkable
-class GroupedUsage(Protocol):
-    """Usage over several joined stores: one member's roots in a usage order."""
-
-    async def ordered_roots_in(self, index: int, order: TreeSort, offset: int, limit: int) -> list[str]:
-        """Ids of one member's roots, largest first."""
-        ...

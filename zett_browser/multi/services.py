@@ -19,7 +19,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ..model.search import BuildProgress, SearchHit, SearchService
-from ..model.usage import GroupedUsage, SessionUsage, TreeSort, UsageService
+from ..model.usage import SessionUsage, TreeSort
+from ..model.usage_service import GroupedUsage, UsageService
 from .store import MultiStore
 
 #: Far in the past: a hit without a time sorts after every dated one.

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from ..model.export import ExportService
 from ..model.notes import NotesService
 from ..model.search import SearchService
-from ..model.usage import UsageService
+from ..model.usage_service import UsageService
 
 
 def _now() -> datetime:

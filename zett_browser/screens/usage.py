@@ -19,7 +19,8 @@ from textual.worker import Worker
 
 from ..model import AgentMessage, Page, RawMessageRecord, SessionCursor, SessionNode, ToolMessage
 from ..model.store import GroupedStore
-from ..model.usage import GroupedUsage, SessionUsage, TreeSort, UsageService
+from ..model.usage import SessionUsage, TreeSort
+from ..model.usage_service import GroupedUsage, UsageService
 from ..views.delegation import match_results, task_calls, with_life, with_result
 from ..views.labels import Sibling, distinguish
 from ..views.tasks import lifecycle, parse_notice, result_infos

@@ -17,7 +17,8 @@ from textual.widgets import Footer, Static
 
 from ..keymap import bindings
 from ..model import SessionNode
-from ..model.usage import ModelCost, SessionUsage, UsageService
+from ..model.usage import ModelCost, SessionUsage
+from ..model.usage_service import UsageService
 from ..views.formatting import human_duration
 from ..views.usage_text import compact_count, money, totals_rows
 from ..widgets.render import style_of

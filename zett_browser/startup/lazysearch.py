@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from ..model.notes import NotesService
     from ..model.search import BuildProgress, HitPage, SearchService, SessionMatches
     from ..model.store import BrowsingStore
-    from ..model.usage import SessionUsage, TreeSort, UsageService
+    from ..model.usage import SessionUsage, TreeSort
+    from ..model.usage_service import UsageService
     from ..notes.identity import Identity
     from ..storage import SQLSessionStorage
 

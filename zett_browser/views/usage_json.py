@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
 
 from ..model.usage import ModelCost, SessionUsage, TokenCounts, Totals
+
+TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The token columns of a report row's values (shown under ``tokens``).
 TOKEN_KEYS = frozenset({"input", "output", "cache_read", "cache_write", "reasoning"})
