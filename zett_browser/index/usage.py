@@ -222,8 +222,11 @@ _GROUPS = {
 def report(path: Path, by: str, since: str | None = None) -> list[ReportRow]:
     """Usage grouped ``by`` day, model, agent or session, from ``since`` (a UTC day) on."""
     key, label, order = _GROUPS[by]
+    # The sessions only where the group or its order reads them (agent, session): joining
+    # every per-day row for nothing was a third of `usage --by model` on a 1M store.
+    joined = " LEFT JOIN sessions s ON s.id = d.session_id" if "s." in key + label + order else ""
     sql = (
-        f"SELECT {key}, min({label}), {{sums}} FROM usage_days d LEFT JOIN sessions s ON s.id = d.session_id"
+        f"SELECT {key}, min({label}), {{sums}} FROM usage_days d{joined}"
         f" WHERE d.day >= ? GROUP BY {key}"
         f"{' HAVING {sum}(d.steps) > 0' if by == 'model' else ''} ORDER BY {order}, {key}"
     )
