@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import event
@@ -105,6 +106,23 @@ async def test_one_read_is_three_statements_on_one_connection(backend: Backend) 
             assert len(statements) == 5 and len(checkouts) == 1, statements
         else:
             assert point.snapshot == newest and len(statements) == 3
+    finally:
+        await storage.close()
+
+
+async def test_an_n_no_store_can_hold_is_outside_the_session_not_a_driver_error(backend: Backend) -> None:
+    """Review case: an MCP client's ``at`` beyond 64-bit integers reached the driver
+    ("Python int too large to convert to SQLite INTEGER"); it is an N outside 1 … last + 1."""
+    from zett_browser.views.time_travel import ContextError, locate
+
+    storage = backend.load_fixture("agent_run")
+    try:
+        for at in (2**63 + 5, 2**63, -(2**63) - 5, -(2**63), 2**70):
+            point = await storage.point_rows(COMPACTED, at)
+            assert (point.at, point.row, point.snapshot) == (at, None, None)
+            assert point.last is not None and point.last.sequence == 21 and not point.in_range
+            with pytest.raises(ContextError, match="from 1 to 22"):
+                await locate(storage, COMPACTED, at)
     finally:
         await storage.close()
 

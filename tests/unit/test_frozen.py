@@ -90,6 +90,23 @@ def test_declarations_a_dataclass_refuses_are_refused() -> None:
             second: int  # type: ignore[misc]
 
 
+def test_a_class_that_makes_its_own_methods_or_has_no_fields_is_refused() -> None:
+    with pytest.raises(TypeError, match="makes __eq__ itself"):
+
+        @frozen
+        class Own:
+            name: str
+
+            def __eq__(self, other: object) -> bool:
+                return True
+
+    with pytest.raises(TypeError, match="no annotated fields"):
+
+        @frozen
+        class Empty:
+            pass
+
+
 def test_the_session_node_is_one() -> None:
     node = SessionNode("s", None, 1, None, None, None, None, 3, 0, 0)  # type: ignore[arg-type]
     assert replace(node, label_hint="asked").label_hint == "asked"
@@ -102,3 +119,23 @@ def match_root(node: SessionNode) -> bool:
         case SessionNode(session_id, None):
             return session_id == "s"
     return False
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "zett_browser.storage.asked",
+        "zett_browser.storage.quicklabels",
+        "zett_browser.storage.contextsql",
+        "zett_browser.index.hit_labels",
+        "zett_browser.startup.lifecycle",
+        "zett_browser.model.usage",
+    ],
+)
+def test_every_name_a_subcommand_module_exports_exists_at_run_time(module: str) -> None:
+    """Review case: names moved under ``if TYPE_CHECKING:`` stayed in ``__all__`` (``import *``
+    raised AttributeError)."""
+    import importlib
+
+    loaded = importlib.import_module(module)
+    assert all(hasattr(loaded, name) for name in getattr(loaded, "__all__", ()))

@@ -2,13 +2,15 @@
 
 ``zett-browser search`` answers in a fresh process; importing :mod:`dataclasses` (it
 imports :mod:`inspect`, which imports ``ast``, ``dis``, ``tokenize`` and ``enum``) cost it
-~8 ms of a ~30 ms floor (issue 29). The few records that path builds (the parsed query,
-hits, session nodes, the label rule's siblings) are declared with :func:`frozen` instead:
-the same declaration as ``@dataclass(frozen=True, slots=True)`` (annotated fields in order,
-defaults, :func:`field` for ``compare=False``), the same behaviour (keyword or positional
-construction, ``==`` and ``hash`` over the compared fields, a ``repr`` of every field,
-assignment refused, copy and pickle), and :func:`replace` for ``dataclasses.replace``.
-Type checkers see a dataclass (``dataclass_transform``).
+~8 ms of a ~30 ms floor (issue 29). The records that path and ``usage`` build (the parsed
+query, hits, session nodes, the label rule's siblings, usage totals) are declared with
+:func:`frozen` instead: the declaration of ``@dataclass(frozen=True, slots=True)``
+(annotated fields in order, defaults, :func:`field` for ``compare=False``; the declaring
+module has ``from __future__ import annotations``, so the class body holds them in
+``__annotations__``), the same behaviour (keyword or positional construction, ``==`` and
+``hash`` over the compared fields, a ``repr`` of every field, assignment refused, copy and
+pickle; slotted: no ``__dict__``, no weak references), and :func:`replace` for
+``dataclasses.replace``. Type checkers see a dataclass (``dataclass_transform``).
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ def frozen(cls: type[T]) -> type[T]:
     if cls.__bases__ != (object,):
         raise TypeError(f"{cls.__name__}: a frozen record derives from object only")
     namespace = dict(cls.__dict__)
+    if "__annotations__" not in namespace:
+        raise TypeError(f"{cls.__name__}: no annotated fields (declare from __future__ import annotations)")
+    overridden = {"__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__"} & set(namespace)
+    if overridden:
+        raise TypeError(f"{cls.__name__}: a frozen record makes {sorted(overridden)[0]} itself")
     names: list[str] = []
     defaults: dict[str, object] = {}
     compared: list[str] = []

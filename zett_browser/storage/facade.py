@@ -233,7 +233,7 @@ class BrowserQueries(SessionStorageCore):
         return await compaction.snapshot_version(self.reader, session_id, version)
 
     async def point_rows(self, session_id: str, at: int | None) -> PointRows:
-        """What placing time travel at message ``at`` reads, in one read transaction.
+        """What placing time travel at message ``at`` reads, in one trip on one connection.
 
         See :func:`.point.point_rows`.
         """

@@ -1,8 +1,8 @@
-"""Provides the storage's read that places time travel at message N: one trip, one transaction.
+"""Provides the storage's read that places time travel at message N: one trip, one connection.
 
 :func:`point_rows` runs :func:`.pointparts.compose_point` (the last row, row N, the version
-in force, its summary, the request's system rows) on one pooled connection in one read
-transaction: one trip through the async driver instead of five, and the newest candidate
+in force, its summary, the request's system rows) on one pooled connection: one trip
+through the async driver instead of five, and the newest candidate
 snapshot read whole (:func:`.compaction.snapshot_in_force_on`) instead of its version first
 (issue 29: each trip cost 1–2 ms, each statement ~0.7 ms, more than the SQL itself).
 """

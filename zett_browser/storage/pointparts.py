@@ -16,6 +16,9 @@ from typing import Protocol
 from ..model.context import PointRows
 from ..model.records import RawMessageRecord, SnapshotInfo
 
+#: The largest sequence a store holds (SQL's 64-bit integers).
+LARGEST = 2**63 - 1
+
 
 class VersionReads(Protocol):
     """Choosing the version in force, then reading it (:class:`BrowsingStore` calls)."""
@@ -67,7 +70,9 @@ async def compose_point(
     that cannot be read leave ``system`` None (the messages stay); an error of ``declines``
     (the stdlib reader's :class:`~.quickread.Declined`: take the full path) ends the whole read.
     """
-    last, row = await parts.edge_rows(session_id, None if at is None else at - 1)
+    # Row N is read with the last row only for an N a store can hold: an integer beyond
+    # SQLite's (an MCP argument) is outside 1 … last + 1 whatever the session holds.
+    last, row = await parts.edge_rows(session_id, at - 1 if at is not None and 1 <= at <= LARGEST else None)
     last_sequence = last.sequence if last is not None else 0
     n = last_sequence + 1 if at is None else at
     if not 1 <= n <= last_sequence + 1:
