@@ -30,9 +30,9 @@ from zett_browser.model import (
     UnreadableMessage,
     UserMessage,
 )
-from zett_browser.model.context import ContextRow, PointRows
+from zett_browser.model.context import ContextRow
 from zett_browser.model.store import BrowsingStore
-from zett_browser.storage.pointparts import compose_point, edge_rows_by_pages, snapshot_by_version
+from zett_browser.storage.pointparts import PointFromCalls
 from zett_browser.views.time_travel import (
     ContextError,
     ContextPoint,
@@ -71,7 +71,7 @@ def row(sequence: int, message: Any, envelope: str | None = None) -> ContextRow:
     return ContextRow(record=record, envelope=stored)
 
 
-class MemoryStore:
+class MemoryStore(PointFromCalls):
     """The reads zett_browser.views.time_travel makes, over lists; ``pages`` records each page asked for."""
 
     def __init__(self, rows: list[ContextRow], snapshots: list[SnapshotInfo], envelopes: dict[int, str]) -> None:
@@ -124,19 +124,6 @@ class MemoryStore:
             and r.record.request_id == request_id
             and (before_sequence is None or r.record.sequence < before_sequence)
         ]
-
-    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
-        return await compose_point(self, session_id, at)
-
-    async def edge_rows(
-        self, session_id: str, after_sequence: int | None
-    ) -> tuple[RawMessageRecord | None, RawMessageRecord | None]:
-        return await edge_rows_by_pages(self, session_id, after_sequence)
-
-    async def snapshot_in_force(
-        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
-    ) -> tuple[SnapshotInfo | None, int]:
-        return await snapshot_by_version(self, session_id, when, before_sequence=before_sequence)
 
     async def context_page(
         self, session_id: str, *, after_sequence: int, before_sequence: int, after_id: str | None, limit: int

@@ -11,7 +11,7 @@ stdlib path imports this module.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from ..model.context import PointRows
 from ..model.records import RawMessageRecord, SnapshotInfo
@@ -117,8 +117,45 @@ async def snapshot_by_version(
     return (None if version is None else await reads.snapshot_version(session_id, version)), undated
 
 
+class SeparateReads(PageReads, VersionReads, Protocol):
+    """A store whose point is composed from its separate calls (:class:`PointFromCalls`)."""
+
+    async def request_system_rows(
+        self, session_id: str, request_id: str, *, before_sequence: int | None = None
+    ) -> list[RawMessageRecord]: ...
+
+
+class _Composed(SeparateReads, PointParts, Protocol):
+    DECLINES: ClassVar[tuple[type[Exception], ...]]
+
+
+class PointFromCalls:
+    """``point_rows`` and its parts from a store's separate calls (the stdlib context reader,
+    the tests' stores); ``DECLINES``: the errors that end the whole read (:func:`compose_point`)."""
+
+    DECLINES: ClassVar[tuple[type[Exception], ...]] = ()
+
+    async def point_rows(self: _Composed, session_id: str, at: int | None) -> PointRows:
+        """As :func:`.point.point_rows`: the same composition over this store's calls."""
+        return await compose_point(self, session_id, at, declines=self.DECLINES)
+
+    async def edge_rows(
+        self: SeparateReads, session_id: str, after_sequence: int | None
+    ) -> tuple[RawMessageRecord | None, RawMessageRecord | None]:
+        """The last row and row N: the two reads (:func:`edge_rows_by_pages`)."""
+        return await edge_rows_by_pages(self, session_id, after_sequence)
+
+    async def snapshot_in_force(
+        self: SeparateReads, session_id: str, when: datetime | None, *, before_sequence: int | None = None
+    ) -> tuple[SnapshotInfo | None, int]:
+        """The version chosen, then it read (:func:`snapshot_by_version`)."""
+        return await snapshot_by_version(self, session_id, when, before_sequence=before_sequence)
+
+
 __all__ = [
     "PageReads",
+    "PointFromCalls",
+    "SeparateReads",
     "PointParts",
     "VersionReads",
     "compose_point",

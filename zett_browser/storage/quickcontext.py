@@ -25,13 +25,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..model.context import ContextRow, PointRows
+from ..model.context import ContextRow
 from ..model.in_force import newest_dated_by
 from ..model.records import RawMessageRecord, SnapshotInfo
 from .contextsql import SYSTEM_ROWS
 from .convert import BadText, record_from_row, snapshot_info_from_row
 from .fastdecode import decode_fast
-from .pointparts import compose_point, edge_rows_by_pages, snapshot_by_version
+from .pointparts import PointFromCalls
 from .quickread import Declined as Declined  # where callers found it
 from .quickread import QuickReader
 
@@ -55,13 +55,16 @@ def _record(row: dict[str, Any]) -> RawMessageRecord:
     return record
 
 
-class QuickContext(QuickReader):
+class QuickContext(PointFromCalls, QuickReader):
     """The time-travel context's reads of one SQLite store, through the stdlib driver.
 
     Its methods are coroutines of the storage's signatures (the context's code awaits
     them) that never suspend; opening, closing, the schema check and ``get_node`` are
-    :class:`~.quickread.QuickReader`'s.
+    :class:`~.quickread.QuickReader`'s, the time-travel point composed from these calls
+    :class:`~.pointparts.PointFromCalls`'.
     """
+
+    DECLINES = (Declined,)
 
     async def session_with_prefix(self, prefix: str) -> str:
         """The one session ``prefix`` names (:meth:`~.facade.SessionStorage.sessions_with_prefix`);
@@ -77,22 +80,6 @@ class QuickContext(QuickReader):
         if len(found) != 1 or not isinstance(found[0]["id"], str) or isinstance(found[0]["id"], BadText):
             raise Declined("no session, or several")
         return str(found[0]["id"])
-
-    async def point_rows(self, session_id: str, at: int | None) -> PointRows:
-        """As :func:`.point.point_rows`: the same composition over this reader's calls."""
-        return await compose_point(self, session_id, at, declines=(Declined,))
-
-    async def edge_rows(
-        self, session_id: str, after_sequence: int | None
-    ) -> tuple[RawMessageRecord | None, RawMessageRecord | None]:
-        """The last row and row N: the two reads (:func:`.pointparts.edge_rows_by_pages`)."""
-        return await edge_rows_by_pages(self, session_id, after_sequence)
-
-    async def snapshot_in_force(
-        self, session_id: str, when: datetime | None, *, before_sequence: int | None = None
-    ) -> tuple[SnapshotInfo | None, int]:
-        """As :func:`.compaction.snapshot_in_force_on`: the version chosen, then it read."""
-        return await snapshot_by_version(self, session_id, when, before_sequence=before_sequence)
 
     async def raw_page_before(self, session_id: str, *, limit: int = 50) -> list[RawMessageRecord]:
         if limit != 1:
