@@ -7,12 +7,11 @@ re-encoding a decoded message could only lose what a newer writer added.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .record import record
 from .records import RawMessageRecord, SnapshotInfo
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ContextRow:
     """One Raw Log row of a context: the decoded record and its envelope as stored."""
 
@@ -22,7 +21,7 @@ class ContextRow:
     envelope: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PointRows:
     """What placing time travel at message N reads, in one read of the store.
 

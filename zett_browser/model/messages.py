@@ -4,17 +4,22 @@ The classes mirror zett-agent 0.2.1's provider-neutral messages field for field 
 the same order, because the envelope codec serialises them in declaration order and the
 stored JSON must be byte-identical to what zett-agent writes.
 
-Every envelope dataclass also carries ``unknown_fields``: keys a newer zett-agent wrote
+Every envelope class also carries ``unknown_fields``: keys a newer zett-agent wrote
 that this version does not know. They are kept on read and written back in place, never
 dropped. The field is excluded from equality and from the encoded field order.
+
+They are declared as dataclasses are, but with :func:`~.record.record`: a command that
+decodes messages in a fresh process does not import :mod:`dataclasses` (issue 29), while
+the codec and pydantic still read them as dataclasses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
+
+from .record import field, record
 
 
 def _unknown() -> Any:
@@ -52,7 +57,7 @@ class StopReason(StrEnum):
     OTHER = "other"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class StopInfo:
     """Why a model step stopped when it did not finish normally."""
 
@@ -78,7 +83,7 @@ class StopInfo:
         return f"{head}: {self.message}" if self.message else head
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TextContent:
     """One text block of a multimodal message."""
 
@@ -86,7 +91,7 @@ class TextContent:
     unknown_fields: dict[str, Any] = _unknown()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ImageUrlSource:
     """An image given by an HTTP(S) or ``data:image/`` URL."""
 
@@ -101,7 +106,7 @@ class ImageUrlSource:
             raise ValueError("Image URL must use HTTP, HTTPS, or an image data URL")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ImageBytesSource:
     """Encoded image bytes and their MIME type."""
 
@@ -119,7 +124,7 @@ class ImageBytesSource:
 ImageSource: TypeAlias = ImageUrlSource | ImageBytesSource
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ImageContent:
     """One image block of a multimodal message."""
 
@@ -139,7 +144,7 @@ def _parts_text(content: UserContent) -> str:
     return "\n".join(part.text for part in content if isinstance(part, TextContent))
 
 
-@dataclass(slots=True)
+@record()
 class ToolCall:
     """A complete model request to run a named tool."""
 
@@ -150,7 +155,7 @@ class ToolCall:
     unknown_fields: dict[str, Any] = _unknown()
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class Message:
     """Common base of every stored message kind."""
 
@@ -161,7 +166,7 @@ class Message:
     unknown_fields: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class SystemMessage(Message):
     """Application instructions; recorded, but not restored into context by default."""
 
@@ -171,7 +176,7 @@ class SystemMessage(Message):
     include_in_messages: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class UserMessage(Message):
     """User text, or ordered text and image parts."""
 
@@ -189,7 +194,7 @@ class UserMessage(Message):
         return _parts_text(self.content)
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class AssistantMessage(Message):
     """Model output: answer text, reasoning, tool calls and why it stopped."""
 
@@ -204,7 +209,7 @@ class AssistantMessage(Message):
     stop: StopInfo | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class ToolMessage(Message):
     """One tool result returned to the model."""
 
@@ -220,7 +225,7 @@ class ToolMessage(Message):
         return _parts_text(self.content)
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentMessage(Message):
     """An internal instruction from an extension, sent to providers as user."""
 
@@ -228,12 +233,12 @@ class AgentMessage(Message):
     content: str
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class CompactedMessage(UserMessage):
     """A summary of older dialogue; stored only in snapshots, never in the Raw Log."""
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True)
 class UnreadableMessage:
     """A Raw Log or snapshot row whose envelope could not be decoded.
 

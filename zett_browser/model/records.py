@@ -13,13 +13,13 @@ importing this module defines no message class.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .nodes import AskedLabel as AskedLabel  # defined there: the command line's labels need no records
 from .nodes import SessionNode as SessionNode
 from .nodes import asked_at as asked_at
+from .record import field, record
 
 if TYPE_CHECKING:
     from .messages import AnyMessage, CompactedMessage, UnreadableMessage
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class MessageTiming:
     """When one message's work happened (UTC) and how long it took (monotonic ns)."""
 
@@ -62,7 +62,7 @@ class MessageTiming:
         return cls(started_at=now, completed_at=now, duration_ns=0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ModelUsage:
     """Normalised provider token counters for one assistant response."""
 
@@ -103,7 +103,7 @@ class ModelUsage:
         return self.cache_read_tokens / self.input_tokens
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RawMessageRecord:
     """One immutable original message of a session's Raw Log.
 
@@ -162,7 +162,7 @@ class RawMessageRecord:
 # Browser records
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SessionCursor:
     """Keyset position after the last item of a page.
 
@@ -177,7 +177,7 @@ class SessionCursor:
     null_key: bool = field(default=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Page(Generic[T]):
     """One page of a keyset-paged list; ``next_cursor`` is None on the last page."""
 
@@ -185,7 +185,7 @@ class Page(Generic[T]):
     next_cursor: SessionCursor | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RawLogBounds:
     """First and last sequence of a session's Raw Log and how many rows it has."""
 
@@ -194,7 +194,7 @@ class RawLogBounds:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SnapshotInfo:
     """One snapshot version as stored; ``message`` may be unreadable."""
 
@@ -217,7 +217,7 @@ class SnapshotInfo:
         return self.message.raw_json
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SessionTotals:
     """Aggregates over one session's Raw Log."""
 

@@ -6,14 +6,14 @@ stdlib readers (:mod:`.quickcontext`) bind the same bounds without loading SQLAl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..model.frozen import frozen
 
 #: Candidates read for an ambiguous prefix (one more tells that there are more).
 MAX_CANDIDATES = 8
 _MAX_CODE_POINT = 0x10FFFF
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PrefixMatch:
     """The sessions a prefix names.
 

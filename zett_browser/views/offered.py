@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..model import AssistantMessage, RawMessageRecord, SystemMessage
+from ..model.record import record
 
 #: Characters of a tool's JSON counted at most (a schema of megabytes is not re-encoded whole).
 MAX_TOOL_CHARS = 200_000
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class OfferedTool:
     """One tool as offered: its name, description and size as JSON (what the request carried)."""
 
@@ -34,7 +34,7 @@ class OfferedTool:
     server: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Offered:
     """The step's system prompt rows and offered tools.
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -37,6 +36,7 @@ from ..model import (
 )
 from ..model.context import ContextRow
 from ..model.in_force import may_be_in_force
+from ..model.record import field, record
 from .offered import Offered, offered_from
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class ContextError(ValueError):
     """The context cannot be assembled as asked (a bad N, an unreadable envelope)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ContextPoint:
     """Where a context is taken: session, N, the snapshot in force and the measured input."""
 
@@ -206,7 +206,7 @@ async def context_pages(
 # ---------------------------------------------------------------- the estimate
 
 
-@dataclass(slots=True)
+@record()
 class Estimate:
     """Characters and messages per category; tokens are estimated from them."""
 
