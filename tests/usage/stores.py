@@ -116,6 +116,7 @@ def table_rows(index_path: Path) -> dict[str, list[tuple[object, ...]]]:
             ("own_totals", "id"),
             ("tree_totals", "id"),
             ("usage_days", "day, session_id, provider, model"),
+            ("usage_models", "day, provider, model"),
         ):
             rows = db.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()
             out[table] = [tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows]

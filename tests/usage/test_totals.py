@@ -26,7 +26,8 @@ from tests.support import (
 )
 from tests.usage import oracle
 from tests.usage.stores import A1, A2, O2, priced_store, session_ids, sync, sync_now, table_rows
-from zett_browser.index.usage import ordered_children, ordered_orphans, read_usage
+from zett_browser.index.totals import DAY_COUNTS, LARGEST
+from zett_browser.index.usage import ordered_children, ordered_orphans, read_usage, report
 from zett_browser.model.usage import Totals, TreeSort
 from zett_browser.storage import (
     AssistantMessage,
@@ -71,7 +72,25 @@ def assert_matches(got: Totals, want: oracle.Expected, label: str) -> None:
             assert abs((mine - theirs).total_seconds()) < 1e-3, f"{label} {name}: {mine} != {theirs}"
 
 
+def _models_match_days(index_path: Path) -> None:
+    """``usage_models`` holds exactly the per-(day, provider, model) sums of ``usage_days``."""
+    columns = ", ".join(f"sum({column})" for column in DAY_COUNTS)
+    db = sqlite3.connect(index_path)
+    try:
+        summed = db.execute(
+            f"SELECT day, provider, model, {columns} FROM usage_days GROUP BY day, provider, model"
+            " ORDER BY day, provider, model"
+        ).fetchall()
+        kept = db.execute(
+            f"SELECT day, provider, model, {', '.join(DAY_COUNTS)} FROM usage_models ORDER BY day, provider, model"
+        ).fetchall()
+    finally:
+        db.close()
+    assert kept == summed and kept
+
+
 def check_store(store: Path, index_path: Path) -> None:
+    _models_match_days(index_path)
     ids = session_ids(store)
     found = read_usage(index_path, ids)
     assert set(found) == set(ids)
@@ -231,3 +250,27 @@ def test_a_missing_or_foreign_index_reads_as_empty(tmp_path: Path) -> None:
     sqlite3.connect(foreign).execute("CREATE TABLE sessions (id TEXT)").connection.close()
     assert read_usage(foreign, [AGENT_RUN_CHILD]) == {}
     assert ordered_children(foreign, None, TreeSort.COST, 0, 10) == []
+
+
+def test_the_reports_by_day_and_model_read_the_model_table_and_pass_over_a_saturated_one(tmp_path: Path) -> None:
+    """By day and model the report reads ``usage_models``; where a sum there saturated it
+    answers from the per-session rows instead (as before that table existed)."""
+    store = priced_store(tmp_path / "store")
+    index = sync_now(store, tmp_path / "index")
+    before = {by: report(index.path, by) for by in ("day", "model", "agent", "session")}
+    assert all(before.values())
+    db = sqlite3.connect(index.path)
+    db.execute("UPDATE usage_models SET input = input + 7")
+    db.commit()
+    shifted = report(index.path, "model")
+    assert [row.values["input"] for row in shifted] == [
+        row.values["input"] + 7 * _days(db, row.key) for row in before["model"]
+    ]
+    db.execute("UPDATE usage_models SET input = ?", (LARGEST,))
+    db.commit()
+    db.close()
+    assert {by: report(index.path, by) for by in ("day", "model", "agent", "session")} == before
+
+
+def _days(db: sqlite3.Connection, key: str) -> int:
+    return int(db.execute("SELECT count(*) FROM usage_models WHERE provider || '/' || model = ?", (key,)).fetchone()[0])

@@ -46,10 +46,11 @@ TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typ
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
 
-#: 2: usage totals (index/totals.py); 3: tool outcomes and flags (issue 24: index/facts.py).
+#: 2: usage totals (index/totals.py); 3: tool outcomes and flags (issue 24: index/facts.py);
+#: 4: usage per day and model over all sessions (``usage_models``, issue 29).
 #: Another version in a file's meta makes :func:`open_checked` rebuild it; readers of a file
 #: of another version see no hits (:func:`current_state`), never columns it does not have.
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 ENV_DIR = "ZETT_BROWSER_INDEX_DIR"
 #: URL query keys left out of a store's identity (it is stored in the index and hashed).
 _SECRET = re.compile(r"pass|secret|token|key|cred", re.IGNORECASE)

@@ -5,8 +5,11 @@ Three tables join ``sessions`` by id:
 - ``own_totals``: one row per session with the sums of its own Raw Log rows and snapshots.
 - ``tree_totals``: the same sums over the session and every delegated descendant, so a
   node's subtree totals are one row read, never a walk over messages.
-- ``usage_days``: sums per (UTC day, session, provider, model): cost by model, usage by
-  day, and ``--since`` reports read it instead of messages.
+- ``usage_days``: sums per (UTC day, session, provider, model): usage by agent or session
+  and ``--since`` reports read it instead of messages.
+- ``usage_models``: the same sums per (UTC day, provider, model) over every session: the
+  reports by day and by model read its few hundred rows instead of summing ``usage_days``'
+  one row per session and day (a sort of 20,000 rows of 16 sums on a 1M store: ~30 ms).
 
 Everything is maintained by deltas inside the index writer's transactions:
 
@@ -92,6 +95,9 @@ SCHEMA = (
     + ", ".join(f"{column} INTEGER NOT NULL DEFAULT 0" for column in DAY_COUNTS)
     + ", PRIMARY KEY (day, session_id, provider, model));\n"
     + "CREATE INDEX IF NOT EXISTS usage_days_session ON usage_days(session_id);\n"
+    + "CREATE TABLE IF NOT EXISTS usage_models (day TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, "
+    + ", ".join(f"{column} INTEGER NOT NULL DEFAULT 0" for column in DAY_COUNTS)
+    + ", PRIMARY KEY (day, provider, model)) WITHOUT ROWID;\n"
 )
 
 
@@ -190,6 +196,12 @@ _ADD_DAY = (
 )
 
 
+_ADD_MODEL_DAY = (
+    f"INSERT INTO usage_models (day, provider, model, {_DAY_COLUMNS}) VALUES (?, ?, ?{', ?' * len(DAY_COUNTS)})"
+    " ON CONFLICT(day, provider, model) DO UPDATE SET " + ", ".join(f"{c} = {_saturated(c)}" for c in DAY_COUNTS)
+)
+
+
 def _values(session_id: str, delta: Delta) -> tuple[Any, ...]:
     return (session_id, *map(_clamp, delta.counts), delta.first, delta.last)
 
@@ -256,10 +268,16 @@ def add_rows(db: sqlite3.Connection, rows: Iterable[tuple[str, RowUsage]]) -> No
         own[session_id].counts[_INDEX["failed_sessions"]] = int(state) - (int(row[0]) if row else 0)
     db.executemany(_ADD["own_totals"], [_values(session_id, delta) for session_id, delta in own.items()])
     days = []
+    models: dict[tuple[str, str, str], list[int]] = {}
     for key, usages in by_day.items():
         counts = _summed(usages).counts
-        days.append((*key, *(_clamp(counts[number]) for number in _DAY_INDEX)))
+        day_counts = [counts[number] for number in _DAY_INDEX]
+        days.append((*key, *map(_clamp, day_counts)))
+        summed = models.setdefault((key[0], key[2], key[3]), [0] * len(DAY_COUNTS))
+        for number, value in enumerate(day_counts):
+            summed[number] += value
     db.executemany(_ADD_DAY, days)
+    db.executemany(_ADD_MODEL_DAY, [(*key, *map(_clamp, counts)) for key, counts in models.items()])
     for session_id, delta in own.items():
         _add_to_tree(db, [session_id, *ancestors(db, session_id)], delta)
 
