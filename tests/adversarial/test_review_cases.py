@@ -97,3 +97,56 @@ async def test_time_travel_decodes_only_the_summary_in_force(tmp_path: Path, mon
         assert decoded == [2]
     finally:
         await storage.close()
+
+
+@pytest.mark.parametrize("damage", ["version", "compacted_through_sequence"])
+async def test_a_snapshot_with_a_text_version_or_boundary_is_passed_over_everywhere(
+    tmp_path: Path, damage: str
+) -> None:
+    """Review case: on a damaged store a version or boundary stored as text read as 0 in the
+    Raw Log's dimming and the OTel export, while the SQL of ``locate`` passed it over: they
+    could name different versions. Now all three name the same one at every message."""
+    from zett_browser.export.otlp_model import nanoseconds
+    from zett_browser.export.otlp_rows import Compactions
+    from zett_browser.export.walk import SessionHead
+    from zett_browser.storage import SQLSessionStorage
+    from zett_browser.views.time_travel import in_force, locate
+
+    path = copy_fixture("agent_run", tmp_path)
+    damaged = 1 if damage == "version" else 2  # v1: in force alone at the steps before v2
+    sql = f"update session_snapshots set {damage} = 'two' where session_id = ? and version = ?"
+    assert execute(path, sql, AGENT_RUN_ROOT, damaged) == 1
+    storage = SQLSessionStorage.open_for_browsing(path)
+    try:
+        metas = await storage.all_snapshot_versions(AGENT_RUN_ROOT)
+        assert any(problem.startswith(damage) for meta in metas for problem in meta.problems)
+        rows = await storage.raw_page(AGENT_RUN_ROOT, after_sequence=None, limit=1_000)
+        snapshot_rows = [dict(row) for row in await _snapshot_rows(path)]
+        compactions = Compactions.of(SessionHead(row={}, snapshots=snapshot_rows))
+        named = []
+        for row in rows:
+            point = await locate(storage, AGENT_RUN_ROOT, row.sequence)
+            by_sql = point.snapshot.version if point.snapshot is not None else None
+            dimmed = in_force(metas, row.started_at, row.sequence)
+            by_view = dimmed.version if dimmed is not None else None
+            by_otel = compactions.in_force(nanoseconds(row.started_at), row.sequence)
+            assert by_sql == by_view, f"#{row.sequence}"
+            if by_sql is not None:
+                assert by_otel == by_sql, f"#{row.sequence}"
+            named.append(by_sql)
+        assert damaged not in named and 0 not in named and any(named), named
+    finally:
+        await storage.close()
+
+
+async def _snapshot_rows(path: Path) -> list[Any]:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.row_factory = sqlite3.Row
+    try:
+        return db.execute(
+            "select * from session_snapshots where session_id = ? order by version", (AGENT_RUN_ROOT,)
+        ).fetchall()
+    finally:
+        db.close()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.in_force import may_be_in_force
+from ..model.in_force import may_be_in_force, passed_over
 from ..model.messages import AnyMessage, UnreadableMessage
 from ..storage import decode_message_leniently
 from ..storage.export_rows import snapshot_of
@@ -54,6 +54,10 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+#: The boundary of a snapshot whose stored boundary is not a number: past every message.
+UNREACHABLE = 2**63
+
+
 @dataclass(frozen=True, slots=True)
 class Compactions:
     """A session's readable snapshots by time: which version was in force when a step began.
@@ -74,8 +78,10 @@ class Compactions:
         for row in head.snapshots:
             info = snapshot_of(row)
             at = nanoseconds(info.created_at)
-            if at is not None:
-                made.append((at, info.version, info.compacted_through_sequence))
+            if at is not None and not passed_over(info.problems, None):
+                # A boundary stored as text sorts after every number in SQL: never before a step.
+                boundary = UNREACHABLE if passed_over(info.problems, 0) else info.compacted_through_sequence
+                made.append((at, info.version, boundary))
         made.sort()
         highest: list[int] = []
         for _at, version, _boundary in made:

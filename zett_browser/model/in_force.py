@@ -34,10 +34,28 @@ def newest_dated_by(candidates: Iterable[tuple[Any, Any]], when: datetime) -> tu
     return None, undated
 
 
+#: What the row conversions record for a version or boundary that is not an integer
+#: (``storage.noderows.int_field``): such a snapshot reads as version or boundary 0.
+VERSION_UNREADABLE = "version is not an integer"
+BOUNDARY_UNREADABLE = "compacted_through_sequence is not an integer"
+
+
+def passed_over(problems: Iterable[str], before_sequence: int | None) -> bool:
+    """Whether a converted snapshot is left out as the SQL leaves it out: a version that is not
+    an integer names no snapshot (now or at a past step); a boundary that is not one cannot
+    be said to lie before message ``before_sequence`` (in SQL, text sorts after numbers)."""
+    for problem in problems:
+        if problem.startswith(VERSION_UNREADABLE):
+            return True
+        if before_sequence is not None and problem.startswith(BOUNDARY_UNREADABLE):
+            return True
+    return False
+
+
 def may_be_in_force(boundary: int, before_sequence: int | None) -> bool:
     """Whether a snapshot summarising rows up to ``boundary`` can have been in force at the
     step of message ``before_sequence`` (None: any step)."""
     return before_sequence is None or boundary < before_sequence
 
 
-__all__ = ["may_be_in_force", "newest_dated_by"]
+__all__ = ["BOUNDARY_UNREADABLE", "VERSION_UNREADABLE", "may_be_in_force", "newest_dated_by", "passed_over"]

@@ -35,7 +35,7 @@ from ..model import (
     UserMessage,
 )
 from ..model.context import ContextRow
-from ..model.in_force import may_be_in_force
+from ..model.in_force import may_be_in_force, passed_over
 from ..model.record import field, record
 from .offered import Offered, offered_from
 
@@ -98,6 +98,9 @@ class Version(Protocol):
     @property
     def compacted_through_sequence(self) -> int: ...
 
+    @property
+    def problems(self) -> tuple[str, ...]: ...
+
 
 V = TypeVar("V", bound=Version)
 
@@ -108,6 +111,8 @@ def in_force(snapshots: Sequence[V], when: datetime | None, before_sequence: int
     undated snapshot counts only now: nobody can say it existed at a past step)."""
     best: V | None = None
     for snapshot in snapshots:
+        if passed_over(snapshot.problems, before_sequence if when is not None else None):
+            continue  # a damaged row: left out as the storage's SQL leaves it out
         if when is not None and (
             snapshot.created_at is None
             or snapshot.created_at > when
