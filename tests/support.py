@@ -38,6 +38,30 @@ AGENT_RUN_ROOT = "0193a5c0-0000-7000-8000-00000000a9e1"
 AGENT_RUN_CHILD = "01a2380a-8411-7587-9925-7a4bf47e62e0"
 
 
+def private_fixture(name: str) -> Path:
+    """A copy of fixture ``name`` for this test process (made once, removed at exit).
+
+    A module that opens a fixture for a whole module uses it: opening the checked-in file
+    itself (a WAL store) leaves ``-wal``/``-shm`` beside it, and two test workers opening it
+    at once each took the other's side files for the user's.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    global _PRIVATE  # noqa: PLW0603 - one directory per process
+    if _PRIVATE is None:
+        _PRIVATE = Path(tempfile.mkdtemp(prefix="zett-browser-fixtures-"))
+        atexit.register(shutil.rmtree, _PRIVATE, True)
+    copy = _PRIVATE / name
+    if not copy.exists():
+        shutil.copyfile(FIXTURES / name, copy)
+    return copy
+
+
+_PRIVATE: Path | None = None
+
+
 def listing(directory: Path) -> dict[str, int]:
     """Names and sizes of the files in a directory."""
     return {entry.name: entry.stat().st_size for entry in directory.iterdir()}

@@ -26,11 +26,11 @@ from tests.export.otlp_helpers import (
     parse_otlp_json,
     spans_of,
 )
-from tests.support import FIXTURES
+from tests.support import private_fixture
 from zett_browser.export.otlp_model import span_id, trace_id
 from zett_browser.export.otlp_wire import spans_proto
 
-STORE = FIXTURES / "agent_run.sqlite3"
+STORE = private_fixture("agent_run.sqlite3")
 
 
 def _ns(text: str) -> int:

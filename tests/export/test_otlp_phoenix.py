@@ -20,9 +20,9 @@ import pytest
 from tests import servers
 from tests.export.otlp_helpers import CHILD, PARENT, attributes, spans_of
 from tests.phoenix_env import Phoenix, PhoenixUnavailable, phoenix_server
-from tests.support import FIXTURES
+from tests.support import private_fixture
 
-STORE = FIXTURES / "agent_run.sqlite3"
+STORE = private_fixture("agent_run.sqlite3")
 
 
 @pytest.fixture(scope="module")

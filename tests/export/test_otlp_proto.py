@@ -10,13 +10,13 @@ import pytest
 
 from tests.export.otlp_helpers import PARENT, spans_of
 from tests.realstore.stores import RealStores
-from tests.support import FIXTURES
+from tests.support import private_fixture
 from zett_browser.export import otlp_proto
 from zett_browser.export.otlp_model import AttrValue, SpanData, SpanKind
 from zett_browser.export.otlp_proto import request_bytes, span_bytes
 from zett_browser.export.otlp_wire import span_proto, spans_proto
 
-STORE = FIXTURES / "agent_run.sqlite3"
+STORE = private_fixture("agent_run.sqlite3")
 
 
 def _same(spans: list[SpanData]) -> None:

@@ -24,13 +24,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from tests.export.hostile_helpers import ESCAPES, EVIL, MARKDOWN
 from tests.export.otlp_helpers import PARENT, json_attributes, otlp_json, spans_of
-from tests.support import FIXTURES
+from tests.support import private_fixture
 from zett_browser.export import ExportError, ExportOptions
 from zett_browser.export.otlp_export import send_session
 from zett_browser.export.otlp_send import OtlpSender, http_post, parse_header, traces_url
 from zett_browser.storage import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage, open_store
 
-STORE = FIXTURES / "agent_run.sqlite3"
+STORE = private_fixture("agent_run.sqlite3")
 
 
 class Collector:

@@ -220,3 +220,45 @@ def test_messages_load_without_dataclasses() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_threads_asking_at_once_all_get_every_class_as_a_dataclass() -> None:
+    """Review case: the first thread to ask marked the classes attached before it attached
+    them; a second one asking meanwhile found no dataclass (pydantic failed, unknown fields
+    were dropped). Fresh processes, eight threads asking for eight classes at once."""
+    script = """
+import dataclasses, threading
+from zett_browser.model import messages, records
+classes = [messages.UserMessage, messages.AssistantMessage, messages.ToolMessage, messages.SystemMessage,
+           messages.ToolCall, messages.StopInfo, records.RawMessageRecord, records.SnapshotInfo]
+barrier, found = threading.Barrier(len(classes)), {}
+def ask(cls):
+    barrier.wait()
+    found[cls.__name__] = dataclasses.is_dataclass(cls) and [f.name for f in dataclasses.fields(cls)]
+threads = [threading.Thread(target=ask, args=(cls,)) for cls in classes]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+assert all(found.values()) and len(found) == len(classes), found
+assert found["UserMessage"][-1] == "content" and "stop" in found["AssistantMessage"], found
+print("ok")
+"""
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+        assert out.strip() == "ok"
+
+
+def test_a_plain_subclass_and_an_unhashable_default() -> None:
+    @record(frozen=True)
+    class Base:
+        a: int
+
+    class Plain(Base):
+        pass
+
+    assert [item.name for item in dataclasses.fields(Plain)] == ["a"]
+    mutable = PAIRS[2][0](content="c")  # a mutable record: unhashable, refused as a default
+    with pytest.raises(ValueError, match="mutable default"):
+
+        @record()
+        class Holder:
+            inner: object = mutable

@@ -274,3 +274,16 @@ def test_the_reports_by_day_and_model_read_the_model_table_and_pass_over_a_satur
 
 def _days(db: sqlite3.Connection, key: str) -> int:
     return int(db.execute("SELECT count(*) FROM usage_models WHERE provider || '/' || model = ?", (key,)).fetchone()[0])
+
+
+def test_an_index_without_the_model_table_still_reports_by_day_and_model(tmp_path: Path) -> None:
+    """Review case: an index of the format before ``usage_models`` (its writer busy in another
+    process, so not rebuilt yet) failed `usage --by day/model` with "no such table"."""
+    store = priced_store(tmp_path / "store")
+    index = sync_now(store, tmp_path / "index")
+    before = {by: report(index.path, by) for by in ("day", "model")}
+    db = sqlite3.connect(index.path)
+    db.execute("DROP TABLE usage_models")
+    db.commit()
+    db.close()
+    assert {by: report(index.path, by) for by in ("day", "model")} == before and all(before.values())

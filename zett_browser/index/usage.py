@@ -227,9 +227,16 @@ def report(path: Path, by: str, since: str | None = None) -> list[ReportRow]:
         # By day or model: the per-(day, model) sums over all sessions, a few hundred rows. A
         # saturated sum there (past 2**63-1) could differ from summing the per-session rows:
         # then those answer, as they did before the table existed.
+        # An index of the format before it (the writer busy elsewhere, so not rebuilt yet) has
+        # no such table: the per-session rows answer too.
         if by in ("day", "model"):
-            rows = _report_rows(db, by, "usage_models", since)
-            if not any(value >= LARGEST or value < 0 for row in rows for value in row.values.values()):
+            try:
+                rows = _report_rows(db, by, "usage_models", since)
+            except sqlite3.OperationalError:
+                rows = None
+            if rows is not None and not any(
+                value >= LARGEST or value < 0 for row in rows for value in row.values.values()
+            ):
                 return rows
         return _report_rows(db, by, "usage_days", since)
 

@@ -20,6 +20,8 @@ is asked for them, every record class gets those of a real dataclass declared th
 
 from __future__ import annotations
 
+import _thread
+
 TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
@@ -82,14 +84,15 @@ class _RecordType(type):
     def __getattr__(cls, name: str) -> Any:
         if name in _DATACLASS_NAMES:
             _attach_all()
-            if name in cls.__dict__:
-                return cls.__dict__[name]
+            return type.__getattribute__(cls, name)  # its own, or (a plain subclass) its base's
         raise AttributeError(name)
 
 
 _REGISTRY: list[type] = []
 _TWINS: dict[type, type] = {}
 _ATTACHED = False
+#: Held while the classes are attached (worker threads decode too) and while one is made.
+_LOCK = _thread.RLock()
 
 
 @dataclass_transform(field_specifiers=(field,))
@@ -98,9 +101,10 @@ def record(*, frozen: bool = False, kw_only: bool = False) -> Callable[[type[T]]
 
     def make(cls: type[T]) -> type[T]:
         made = _make(cls, frozen, kw_only)
-        _REGISTRY.append(made)
-        if _ATTACHED:
-            _attach(made)
+        with _LOCK:
+            _REGISTRY.append(made)
+            if _ATTACHED:
+                _attach(made)
         return made  # type: ignore[return-value]
 
     return make
@@ -117,7 +121,7 @@ def _own_specs(cls: type, namespace: dict[str, Any], kw_only: bool) -> list[Spec
             spec.default, spec.factory = value.default, value.factory
             spec.compare, spec.repr = value.compare, value.repr
             spec.kw_only = kw_only if value.kw_only is _MISSING else bool(value.kw_only)
-        if isinstance(spec.default, (list, dict, set)):
+        if spec.default is not _MISSING and type(spec.default).__hash__ is None:  # as dataclasses refuses
             raise ValueError(f"{cls.__name__}.{name}: mutable default {type(spec.default)} is not allowed")
         own.append(spec)
     return own
@@ -244,9 +248,18 @@ def _attach_all() -> None:
     global _ATTACHED  # noqa: PLW0603 - once per process
     if _ATTACHED:
         return
-    _ATTACHED = True
-    for cls in _REGISTRY:
-        _attach(cls)
+    with _LOCK:  # another thread asking meanwhile waits until every class has them
+        if _ATTACHED:
+            return
+        waiting = [cls for cls in _REGISTRY if "__dataclass_fields__" not in cls.__dict__]
+        for cls in waiting:
+            twin(cls)
+        # Subclasses first (declared after their bases): a class another thread looks at in
+        # the meantime finds either its own metadata or none at all (and then waits here),
+        # never its base's through inheritance.
+        for cls in reversed(waiting):
+            _attach(cls)
+        _ATTACHED = True
 
 
 def twin(cls: type) -> type:
