@@ -9,7 +9,7 @@ at most a few times a second. The search itself is ``index/search_service.py``'s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from rich.text import Text
@@ -102,6 +102,8 @@ class IndexSync:
         notify: Shows a notice.
         set_timer: The screen's ``set_timer``.
         synced: Called after each sync (cached hits and the shown usage are stale).
+        settle: Awaited between the sync's batches: returns once the keys pause
+            (:meth:`~zett_browser.screens.quiet.QuietGate.settled`); None: no wait.
     """
 
     def __init__(
@@ -112,8 +114,10 @@ class IndexSync:
         notify: Notify,
         set_timer: Callable[[float, Callable[[], object]], object],
         synced: Callable[[], object],
+        settle: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self._service = service
+        self._settle = settle
         self._row = row
         self._run = run_worker
         self._notify = notify
@@ -162,6 +166,8 @@ class IndexSync:
             if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
                 last = now
                 show_build_progress(row, progress)
+            if self._settle is not None and not progress.finished:
+                await self._settle()  # the next batch waits for a pause of the keys
         state.built = True
 
     def sync(self) -> Worker[None]:

@@ -87,7 +87,9 @@ class MainControllers:
             first_page=self._first_page,
         )
         self.usage = UsageLabels(services, options.usage, widgets.tree)
-        self.index = IndexSync(options.search, row, services.run_worker, services.notify, set_timer, self._synced)
+        self.index = IndexSync(
+            options.search, row, services.run_worker, services.notify, set_timer, self._synced, self.quiet.settled
+        )
         self.search = SearchHits(
             options.search,
             self.index.state,
