@@ -24,6 +24,7 @@ import pytest
 
 from tests.realstore.stores import RealStores
 from zett_browser.index import Searcher, SideIndex, extract, parse, sync
+from zett_browser.index.db import SCHEMA_VERSION
 from zett_browser.index.extract import doc_from_row
 from zett_browser.index.search_service import IndexSearch
 from zett_browser.index.sessions import matching_sessions
@@ -240,7 +241,8 @@ async def test_steering_is_found_when_the_skipped_result_is_in_an_earlier_batch(
 
 def test_an_index_of_the_previous_version_is_rebuilt_never_misread(real_stores: RealStores, tmp_path: Path) -> None:
     path = _build(real_stores.main, tmp_path)
-    db = sqlite3.connect(path)  # what version 2 held: no outcome, no flags
+    db = sqlite3.connect(path)  # what version 2 held: no outcome, no flags (nor version 4's usage_models)
+    db.execute("DROP TABLE usage_models")
     db.execute("ALTER TABLE docs DROP COLUMN outcome")
     db.execute("ALTER TABLE docs DROP COLUMN flags")
     db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
@@ -251,7 +253,7 @@ def test_an_index_of_the_previous_version_is_rebuilt_never_misread(real_stores: 
     assert matching_sessions(path, parse("is:goal")).matching == frozenset()
     rebuilt = cli("index", str(real_stores.main), "--index-dir", str(tmp_path), index_dir=tmp_path)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "rebuilt (the index format changed: version 2, now 3)" in rebuilt.stdout, rebuilt.stdout
+    assert f"rebuilt (the index format changed: version 2, now {SCHEMA_VERSION})" in rebuilt.stdout, rebuilt.stdout
     assert found(path, "outcome:skipped") == {(CASE(7), 6, "tool"), (CASE(7), 7, "tool")}
 
 

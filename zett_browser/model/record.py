@@ -15,7 +15,9 @@ What reads a class *as* a dataclass (``dataclasses.fields``/``is_dataclass``, th
 codec writing fields in declaration order, pydantic validating messages as zett-agent does)
 finds ``__dataclass_fields__`` and ``__dataclass_params__``: the first time any record class
 is asked for them, every record class gets those of a real dataclass declared the same way
-(made then, once; :func:`_attach_all`). A test compares each record class with that twin.
+(made then, once, under a lock, subclasses before their bases so that no thread reads a
+base's fields through a subclass; :func:`_attach_all`). A test compares each record class
+with that twin.
 """
 
 from __future__ import annotations
