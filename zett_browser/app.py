@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -178,6 +178,16 @@ class ZettBrowserApp(PromptOutput, App[None]):
             self.notify(self.options.no_writes, severity="warning", markup=False, timeout=8)
             return None
         return super().deliver_screenshot(filename, path, time_format)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key and wheel turn, on any screen (time travel, search, help...) and also one a
+        # widget stops: background work (the side index's first build) waits for a pause.
+        if isinstance(event, (events.Key, events.MouseScrollDown, events.MouseScrollUp)):
+            for screen in self.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.quiet.activity()
+                    break
+        await super().on_event(event)
 
     def action_help(self) -> None:
         screen = self.screen

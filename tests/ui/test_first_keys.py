@@ -150,3 +150,32 @@ async def test_the_cards_worker_is_not_described_by_a_repr_of_the_page(tmp_path:
         assert worker.description == "delegation cards"
         assert usage.description == "usage labels"
         await settle(pilot)
+
+
+async def test_a_key_on_any_screen_counts_as_activity_for_the_background_build(tmp_path: Path) -> None:
+    """Review case: only the main screen's keys reset the quiet gate, so the side index's
+    first build ran at full speed under time travel, search and help, and under keys a
+    widget stopped. The app now counts every key and wheel turn, on any screen."""
+    storage = open_store(store_copy("storage_api", tmp_path))
+    app = make_app(storage, clock=frozen_clock, index=False, poll_interval=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        await until(lambda: bool(sequences(app)))
+        await pilot.press("question_mark")  # the help screen, over the main one
+        await until(lambda: app.screen is not main)
+        main.quiet.last_activity = 0.0
+        await pilot.press("down")
+        assert main.quiet.last_activity > 0.0, "a key on the help screen counts"
+        main.quiet.last_activity = 0.0
+        await pilot.press("escape")
+        await until(lambda: app.screen is main)
+        main.query_one(RawLogView).focus()
+        main.quiet.last_activity = 0.0
+        await pilot.press("j")
+        assert main.quiet.last_activity > 0.0
+        main.quiet.last_activity = 0.0
+        app.post_message(events.MouseScrollDown(main, 10, 10, 0, 0, 0, False, False, False))
+        await pilot.pause()
+        assert main.quiet.last_activity > 0.0, "a wheel turn counts"
+        await settle(pilot)

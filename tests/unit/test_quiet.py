@@ -149,3 +149,50 @@ async def test_index_sync_awaits_the_pause_between_steps_not_after_the_last() ->
     await sync._steps(Service())  # type: ignore[arg-type]
     assert events == ["step 1", "pause", "step 2", "pause", "step 3"]
     assert sync.state.built
+
+
+async def test_index_sync_pauses_only_in_its_first_build_and_closes_the_sync_when_cancelled() -> None:
+    """Review cases: later syncs (following a live store) must not wait for the keys, and a
+    sync cancelled while it waits (the app quitting) closes the index's sync at once."""
+    import asyncio
+
+    from zett_browser.screens.indexing import IndexSync
+
+    class Step:
+        def __init__(self, done: int, finished: bool) -> None:
+            self.done, self.total, self.rate, self.eta, self.finished = done, 2, 1.0, None, finished
+
+    events: list[str] = []
+
+    class Service:
+        async def steps(self):  # type: ignore[no-untyped-def]
+            try:
+                for number in (1, 2):
+                    events.append(f"step {number}")
+                    yield Step(number, number == 2)
+            finally:
+                events.append("closed")
+
+    async def settle() -> None:
+        events.append("pause")
+
+    sync = IndexSync(Service(), None, None, None, lambda d, c: None, lambda: None, settle)  # type: ignore[arg-type]
+    sync.state.built = True  # a later sync: no pause
+    await sync._steps(Service())  # type: ignore[arg-type]
+    assert events == ["step 1", "step 2", "closed"]
+
+    events.clear()
+    waiting = asyncio.Event()
+
+    async def forever() -> None:
+        events.append("pause")
+        waiting.set()
+        await asyncio.sleep(60)
+
+    first = IndexSync(Service(), None, None, None, lambda d, c: None, lambda: None, forever)  # type: ignore[arg-type]
+    task = asyncio.ensure_future(first._steps(Service()))  # type: ignore[arg-type]
+    await waiting.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert events == ["step 1", "pause", "closed"], "the sync was closed when cancelled, not left to the GC"

@@ -8,9 +8,11 @@ at most a few times a second. The search itself is ``index/search_service.py``'s
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from functools import partial
+from typing import cast
 
 from rich.text import Text
 from textual.widget import Widget
@@ -160,14 +162,17 @@ class IndexSync:
         """Run one sync to its end, showing its progress now and then."""
         state, row = self.state, self._row
         started = last = time.monotonic()
-        async for progress in service.steps():
-            state.done, state.total = progress.done, progress.total
-            now = time.monotonic()
-            if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
-                last = now
-                show_build_progress(row, progress)
-            if self._settle is not None and not progress.finished:
-                await self._settle()  # the next batch waits for a pause of the keys
+        # Closed here even when cancelled between steps (the app quitting while the build
+        # waits for the keys): the index file and its lock are released now, not by the GC.
+        async with contextlib.aclosing(cast("AsyncGenerator[BuildProgress, None]", service.steps())) as steps:
+            async for progress in steps:
+                state.done, state.total = progress.done, progress.total
+                now = time.monotonic()
+                if not progress.finished and now - last >= PROGRESS_EVERY and now - started >= PROGRESS_EVERY:
+                    last = now
+                    show_build_progress(row, progress)
+                if self._settle is not None and not progress.finished and not state.built:
+                    await self._settle()  # the first build's next batch waits for a pause of the keys
         state.built = True
 
     def sync(self) -> Worker[None]:

@@ -8,9 +8,9 @@ page turns after start-up took 1.5–5× a later one in a real terminal. So that
 until no key has come for :data:`QUIET_S` (at most :data:`QUIET_MAX_S`, so a reader who
 never stops still gets search and labels).
 
-The side index's build then runs a batch at a time: between batches it waits for the same
-quiet (:meth:`QuietGate.settled`), so a reader paging through a large store during the
-first build is not turning pages against it (page turns took 50–220 ms in a real terminal
+The side index's first build then runs a batch at a time: between batches it waits for the
+same quiet (:meth:`QuietGate.settled`, at most :data:`BUILD_PAUSE_MAX_S`), so a reader paging
+through a large store during that build is not turning pages against it (page turns took 50–220 ms in a real terminal
 while a 1M store's first build ran, 25–30 ms without it; issue 29).
 """
 
@@ -24,6 +24,8 @@ from collections.abc import Callable
 QUIET_S = 0.4
 #: Seconds after which the work starts even while keys keep coming.
 QUIET_MAX_S = 3.0
+#: Longest a batch of the side index's first build waits for the keys to pause.
+BUILD_PAUSE_MAX_S = 1.0
 
 
 class QuietGate:

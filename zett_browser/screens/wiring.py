@@ -26,7 +26,7 @@ from .indexing import IndexSync
 from .levels import TreeLevels
 from .links import RecordLinks
 from .options import BrowserOptions
-from .quiet import QuietGate
+from .quiet import BUILD_PAUSE_MAX_S, QuietGate
 from .reads import Services
 from .review import ReviewMarks
 from .session import PaneWidgets, SessionPane
@@ -88,7 +88,7 @@ class MainControllers:
         )
         self.usage = UsageLabels(services, options.usage, widgets.tree)
         self.index = IndexSync(
-            options.search, row, services.run_worker, services.notify, set_timer, self._synced, self.quiet.settled
+            options.search, row, services.run_worker, services.notify, set_timer, self._synced, self._build_pause
         )
         self.search = SearchHits(
             options.search,
@@ -196,6 +196,11 @@ class MainControllers:
     async def _refresh_open(self) -> None:
         await self.pane.refresh()
         self.compaction.reload_ledgers()
+
+    async def _build_pause(self) -> None:
+        """Between the side index's first-build batches: until the keys pause, 1 s at most (a
+        reader who keeps paging still sees the build go on, a batch a second)."""
+        await self.quiet.settled(longest=BUILD_PAUSE_MAX_S)
 
     def _synced(self) -> None:
         """A sync ended: cached hits and the shown usage are stale; a search view showing

@@ -17,7 +17,7 @@ import functools
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CompoundSelect, Integer, String, bindparam, literal, select, union_all
+from sqlalchemy import BigInteger, CompoundSelect, String, bindparam, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..model.context import PointRows
@@ -97,7 +97,7 @@ def _edges(session_id: Any, after_sequence: Any) -> CompoundSelect[Any]:
 @functools.cache
 def _edge_statement() -> CompoundSelect[Any]:
     """:func:`_edges` with the session and the sequence as bound parameters (built once)."""
-    return _edges(bindparam(_SESSION, type_=String()), bindparam(_AFTER, type_=Integer()))
+    return _edges(bindparam(_SESSION, type_=String()), bindparam(_AFTER, type_=BigInteger()))
 
 
 async def point_rows(reader: Reader, session_id: str, at: int | None) -> PointRows:
