@@ -198,8 +198,8 @@ class MainControllers:
         self.compaction.reload_ledgers()
 
     async def _build_pause(self) -> None:
-        """Between the side index's first-build batches: until the keys pause, 3 s at most (a
-        reader who keeps paging still sees the build go on)."""
+        """Between the side index's first-build batches: until the keys pause, at most
+        :data:`~.quiet.BUILD_PAUSE_MAX_S` (a reader who keeps paging still sees the build go on)."""
         await self.quiet.settled(longest=BUILD_PAUSE_MAX_S)
 
     def _synced(self) -> None:
