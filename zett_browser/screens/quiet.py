@@ -26,9 +26,8 @@ QUIET_S = 0.4
 QUIET_MAX_S = 3.0
 #: Longest a batch of the side index's first build waits for the keys to pause: a reader
 #: paging without a 0.4 s pause for this long still sees the build go on, a batch at a time,
-#: and it runs at full speed as soon as the keys pause. (At 1 s or 3 s, back-to-back page
-#: turns in tmux met a batch every 1 or 3 s: 77-98 ms medians against 31-44 ms.)
-BUILD_PAUSE_MAX_S = 10.0
+#: and it runs at full speed as soon as the keys pause.
+BUILD_PAUSE_MAX_S = 3.0
 
 
 class QuietGate:
