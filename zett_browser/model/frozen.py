@@ -103,22 +103,37 @@ def _methods(name: str, names: list[str], defaults: dict[str, object], compared:
     exec(f"def __init__(self, {parameters}):\n{body}", scope)  # noqa: S102 - our own field names
     init = scope["__init__"]
     init.__qualname__ = f"{name}.__init__"
-    fields, keys = tuple(names), tuple(compared)
+    methods = value_methods(tuple(names), tuple(compared), tuple(names), frozen=True)
+    methods["__init__"] = init
+    return methods
+
+
+def value_methods(
+    fields: tuple[str, ...], compared: tuple[str, ...], shown: tuple[str, ...], *, frozen: bool
+) -> dict[str, object]:
+    """A value class's methods but ``__init__`` (here and in :mod:`.record`): ``==`` over
+    ``compared`` for the same class, a ``repr`` of ``shown``, and when ``frozen`` a ``hash``,
+    assignment refused, copy and pickle through the fields (else ``__hash__`` None)."""
 
     def key(self: object) -> tuple[object, ...]:
-        return tuple(getattr(self, field_name) for field_name in keys)
+        return tuple(getattr(self, field_name) for field_name in compared)
 
     def __eq__(self: object, other: object) -> bool:  # noqa: N807
         if other.__class__ is not self.__class__:
             return NotImplemented
         return key(self) == key(other)
 
+    def __repr__(self: object) -> str:  # noqa: N807
+        listed = ", ".join(f"{field_name}={getattr(self, field_name)!r}" for field_name in shown)
+        return f"{type(self).__qualname__}({listed})"
+
+    methods: dict[str, object] = {"__eq__": __eq__, "__repr__": __repr__}
+    if not frozen:
+        methods["__hash__"] = None
+        return methods
+
     def __hash__(self: object) -> int:  # noqa: N807
         return hash(key(self))
-
-    def __repr__(self: object) -> str:  # noqa: N807
-        shown = ", ".join(f"{field_name}={getattr(self, field_name)!r}" for field_name in fields)
-        return f"{type(self).__qualname__}({shown})"
 
     def __setattr__(self: object, attribute: str, value: object) -> None:  # noqa: N807
         raise FrozenInstanceError(f"cannot assign to field {attribute!r}")
@@ -133,16 +148,14 @@ def _methods(name: str, names: list[str], defaults: dict[str, object], compared:
         for field_name, value in zip(fields, state, strict=True):
             object.__setattr__(self, field_name, value)
 
-    return {
-        "__init__": init,
-        "__eq__": __eq__,
-        "__hash__": __hash__,
-        "__repr__": __repr__,
-        "__setattr__": __setattr__,
-        "__delattr__": __delattr__,
-        "__getstate__": __getstate__,
-        "__setstate__": __setstate__,
-    }
+    methods.update(
+        __hash__=__hash__,
+        __setattr__=__setattr__,
+        __delattr__=__delattr__,
+        __getstate__=__getstate__,
+        __setstate__=__setstate__,
+    )
+    return methods
 
 
 def replace(record: T, **changes: Any) -> T:
@@ -156,4 +169,4 @@ def replace(record: T, **changes: Any) -> T:
     return type(record)(**{name: changes[name] if name in changes else getattr(record, name) for name in fields})
 
 
-__all__ = ["FIELDS", "FrozenInstanceError", "field", "frozen", "replace"]
+__all__ = ["FIELDS", "FrozenInstanceError", "field", "frozen", "replace", "value_methods"]

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import _thread
 
+from .frozen import FrozenInstanceError as FrozenInstanceError  # one error for both kinds of record
+from .frozen import value_methods
+
 TYPE_CHECKING = False  # not typing's: a subcommand starts without importing typing (issue 29)
 
 if TYPE_CHECKING:
@@ -43,10 +46,6 @@ else:
 SPECS = "__record_fields__"
 _MISSING = object()
 _DATACLASS_NAMES = frozenset({"__dataclass_fields__", "__dataclass_params__"})
-
-
-class FrozenInstanceError(AttributeError):
-    """An assignment to a field of a frozen record."""
 
 
 class Spec:
@@ -196,47 +195,8 @@ def _methods(cls: type, specs: list[Spec], frozen: bool, post_init: bool) -> dic
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     compared = tuple(spec.name for spec in specs if spec.compare)
     shown = tuple(spec.name for spec in specs if spec.repr)
-    names = tuple(spec.name for spec in specs)
-
-    def key(self: object) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in compared)
-
-    def __eq__(self: object, other: object) -> bool:  # noqa: N807
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return key(self) == key(other)
-
-    def __repr__(self: object) -> str:  # noqa: N807
-        return f"{type(self).__qualname__}({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
-
-    methods: dict[str, object] = {"__init__": init, "__eq__": __eq__, "__repr__": __repr__}
-    if not frozen:
-        methods["__hash__"] = None
-        return methods
-
-    def __hash__(self: object) -> int:  # noqa: N807
-        return hash(key(self))
-
-    def __setattr__(self: object, attribute: str, value: object) -> None:  # noqa: N807
-        raise FrozenInstanceError(f"cannot assign to field {attribute!r}")
-
-    def __delattr__(self: object, attribute: str) -> None:  # noqa: N807
-        raise FrozenInstanceError(f"cannot delete field {attribute!r}")
-
-    def __getstate__(self: object) -> tuple[object, ...]:  # noqa: N807
-        return tuple(getattr(self, name) for name in names)
-
-    def __setstate__(self: object, state: tuple[object, ...]) -> None:  # noqa: N807
-        for name, value in zip(names, state, strict=True):
-            object.__setattr__(self, name, value)
-
-    methods.update(
-        __hash__=__hash__,
-        __setattr__=__setattr__,
-        __delattr__=__delattr__,
-        __getstate__=__getstate__,
-        __setstate__=__setstate__,
-    )
+    methods = value_methods(tuple(spec.name for spec in specs), compared, shown, frozen=frozen)
+    methods["__init__"] = init
     return methods
 
 
