@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bigstore import BIG_SESSION, build
-from zett_browser.index.sync import _thread
+from zett_browser.index.threads import in_thread as _thread
 from zett_browser.startup.lifecycle import COMMAND_SIGNALS, CommandInterrupted, run_async
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,25 +20,23 @@ free while a build runs.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..safefiles import WriteFailed
 from ..storage import SQLSessionStorage, scan
 from . import db as index_db
 from . import pricing
-from .extract import Doc
 from .files import disk_full, write_failed
-from .writer import prepare_raw, set_meta, write_docs, write_raw, write_sessions, write_snapshots
-
-T = TypeVar("T")
+from .pipeline import raw_log_batches
+from .threads import in_thread as _thread
+from .writer import set_meta, write_raw, write_sessions, write_snapshots
 
 #: Rows read from the store and written to the index per batch.
 BATCH = 2000
@@ -210,7 +208,7 @@ class SideIndex:
             await _thread(write_sessions, db, sessions[start : start + 500])
         report.sessions = len(sessions)
         done = 0
-        async for written, read in self._pipeline(db, limits):
+        async for written, read in raw_log_batches(self.storage, db, limits, BATCH):
             report.messages += written
             done += read
             yield Progress(done, max(total, done), started, "messages")
@@ -225,33 +223,6 @@ class SideIndex:
             yield Progress(done, max(total, done), started, "snapshots")
         latest = max((row["updated_at"] for row in sessions if isinstance(row["updated_at"], datetime)), default=None)
         await self._finish(db, report, latest, fingerprint)
-
-    async def _pipeline(self, db: sqlite3.Connection, limits: Mapping[str, int]) -> AsyncIterator[tuple[int, int]]:
-        """Walk the Raw Log, yielding (rows written, rows read) per batch.
-
-        Three batches are in flight: one is written (SQLite, mostly without the GIL),
-        the next is turned into documents in another thread, and the one after is read
-        from the store; so the two cores stay busy instead of taking turns.
-        """
-
-        async def read(rows: list[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
-            if rows is not None and not rows:
-                return []
-            after = (str(rows[-1]["session_id"]), int(rows[-1]["sequence"])) if rows else None
-            return await scan.raw_scan(self.storage.reader, after, BATCH)
-
-        async def prepare(rows: list[Mapping[str, Any]]) -> list[Doc]:
-            return await _thread(prepare_raw, rows, limits) if rows else []
-
-        first = await read(None)
-        docs, upcoming = await _all(prepare(first), read(first))
-        count = len(first)
-        while count:
-            written, following_docs, following = await _all(
-                _thread(write_docs, db, docs), prepare(upcoming), read(upcoming)
-            )
-            yield written, count
-            docs, count, upcoming = following_docs, len(upcoming), following
 
     async def _finish(
         self, db: sqlite3.Connection, report: SyncReport, latest: datetime | None, fingerprint: str
@@ -329,45 +300,6 @@ class SideIndex:
         while rows := await scan.snapshot_scan(self.storage.reader, after, BATCH):
             after = str(rows[-1]["id"])
             report.snapshots += await _thread(write_snapshots, db, rows)
-
-
-async def _thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``asyncio.to_thread(call, ...)`` that a cancelled caller still waits for.
-
-    ``to_thread``'s future is cancelled at once while its thread runs on. Cancelled by a
-    signal (ctrl+c during ``index``), the sync then closed the index connection in its
-    ``finally`` while a write was still inside SQLite (FTS5) in that thread: a segfault.
-    Here a cancel interrupts the index connection's statement in flight (the ``db``
-    argument, when the call uses one: its transaction rolls back), waits until the thread
-    has returned, and only then goes on as cancelled.
-    """
-    future = asyncio.ensure_future(asyncio.to_thread(call, *args, **kwargs))
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        for value in args:  # not a bound db.close: its checkpoint must not be cut short
-            if isinstance(value, sqlite3.Connection):
-                value.interrupt()
-        while not future.done():
-            try:
-                await asyncio.wait([future])
-            except asyncio.CancelledError:
-                continue  # cancelled again: the thread must still end before anyone goes on
-        if not future.cancelled():
-            future.exception()  # retrieved: the cancel is what the caller gets
-        raise
-
-
-async def _all(*steps: Awaitable[Any]) -> list[Any]:
-    """Run ``steps`` at once and return their results; when one fails, raise its error only
-    after every other step has ended. A plain ``gather`` raises at the first failure while a
-    write may still run in its thread: the caller would then close the index under it
-    (closing a SQLite connection another thread is using crashed the process)."""
-    results = await asyncio.gather(*steps, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return results
 
 
 def _json(text: str | None) -> Any:

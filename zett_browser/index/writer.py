@@ -50,10 +50,42 @@ def _epoch(value: object) -> float | None:
     return value.timestamp() if isinstance(value, datetime) else None
 
 
-def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
-    """Insert documents with consecutive ids (one ``executemany`` per table)."""
-    start = int(db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]) + 1
-    ids = list(range(start, start + len(docs)))
+def encode_bodies(docs: list[Doc]) -> str | None:
+    """The bodies of ``docs`` as the one JSON argument of the FTS insert (None: a body holds
+    NUL, which SQLite's JSON reader takes as the end of the string; such a batch goes in row
+    by row). Pure Python: the build makes it beside the write of the previous batch."""
+    bodies = [_utf8(doc.body) for doc in docs]
+    if any("\x00" in body for body in bodies if body):
+        return None
+    return json.dumps(bodies, ensure_ascii=False)
+
+
+def _next_id(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]) + 1
+
+
+def _insert_bodies(db: sqlite3.Connection, start: int, docs: list[Doc], encoded: str | None) -> None:
+    """Put the bodies of ``docs`` into the FTS table at rowids ``start``, ``start + 1``...
+
+    ``encoded`` is :func:`encode_bodies` of ``docs`` when the caller made it already. One
+    statement: SQLite tokenizes the whole batch without the GIL (the longest step of a
+    build), so the next batch is extracted meanwhile.
+    """
+    if not docs:
+        return
+    if encoded is None:
+        encoded = encode_bodies(docs)
+    if encoded is None:
+        db.executemany(
+            "INSERT INTO fts(rowid, body) VALUES (?, ?)",
+            [(start + number, _utf8(doc.body)) for number, doc in enumerate(docs)],
+        )
+    else:
+        db.execute(_FTS_SQL, (start, encoded))
+
+
+def _insert_rows(db: sqlite3.Connection, start: int, docs: list[Doc]) -> None:
+    """Insert the ``docs`` rows of ``docs`` with ids ``start``, ``start + 1``..."""
     db.executemany(
         _DOC_SQL,
         [
@@ -77,15 +109,17 @@ def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
                 doc.outcome,
                 f" {doc.flags} " if doc.flags else None,
             )
-            for number, doc in zip(ids, docs, strict=True)
+            for number, doc in enumerate(docs, start)
         ],
     )
-    bodies = [_utf8(doc.body) for doc in docs]
-    if any("\x00" in body for body in bodies if body):  # SQLite's JSON ends a string at NUL
-        db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", zip(ids, bodies, strict=True))
-    elif bodies:
-        db.execute(_FTS_SQL, (start, json.dumps(bodies, ensure_ascii=False)))
-    return ids
+
+
+def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
+    """Insert documents with consecutive ids (their texts, then their rows)."""
+    start = _next_id(db)
+    _insert_bodies(db, start, docs, None)
+    _insert_rows(db, start, docs)
+    return list(range(start, start + len(docs)))
 
 
 def _bump_problems(db: sqlite3.Connection, count: int) -> None:
@@ -166,29 +200,35 @@ def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None)
     return docs
 
 
-def write_docs(db: sqlite3.Connection, docs: list[Doc]) -> int:
+def write_docs(db: sqlite3.Connection, docs: list[Doc], encoded: str | None = None) -> int:
     """Write prepared Raw Log documents not yet indexed; return how many were written.
 
     Documents at or below a session's indexed ``last_seq``, or of a session not in
-    the index, are skipped inside the transaction.
+    the index, are skipped inside the transaction. ``encoded`` is :func:`encode_bodies` of
+    ``docs``, when the caller made it beforehand (used only if no document is skipped).
+    The texts go in first: that statement runs without the GIL, and what follows (rows,
+    totals) is short; done the other way round, every row of the ``docs`` insert waited
+    for the GIL while the next batch was extracted, and the texts went in only after it.
     """
     db.execute("BEGIN IMMEDIATE")
     try:
         known = _last_sequences(db, {doc.session_id for doc in docs})
-        docs = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
-        mark_steering(db, docs)
-        _insert(db, docs)
-        totals.add_rows(db, [(doc.session_id, doc.usage) for doc in docs if doc.usage is not None])
+        kept = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
+        start = _next_id(db)
+        _insert_bodies(db, start, kept, encoded if len(kept) == len(docs) else None)
+        mark_steering(db, kept)
+        _insert_rows(db, start, kept)
+        totals.add_rows(db, [(doc.session_id, doc.usage) for doc in kept if doc.usage is not None])
         last: dict[str, int] = {}
-        for doc in docs:
+        for doc in kept:
             last[doc.session_id] = max(last.get(doc.session_id, 0), doc.sequence)
         db.executemany("UPDATE sessions SET last_seq = ? WHERE id = ?", [(seq, sid) for sid, seq in last.items()])
-        _bump_problems(db, sum(1 for doc in docs if doc.problem))
+        _bump_problems(db, sum(1 for doc in kept if doc.problem))
         db.execute("COMMIT")
     except BaseException:
         _rollback(db)
         raise
-    return len(docs)
+    return len(kept)
 
 
 def write_raw(db: sqlite3.Connection, rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None) -> int:

@@ -24,7 +24,7 @@ argument parsing, the synchronous reads of the index after a sync) the signal ra
 blocks. Before, ctrl+c was a KeyboardInterrupt (a traceback after ``asyncio.run`` cancelled
 the work) and SIGTERM/SIGHUP killed the process, leaving the sidecars and an export's
 ``.part`` file; the ctrl+c segfault was the index sync closing its connection while a
-cancelled write still ran in a thread (see ``zett_browser.index.sync._thread``).
+cancelled write still ran in a thread (see ``zett_browser.index.threads.in_thread``).
 """
 
 from __future__ import annotations
