@@ -39,7 +39,7 @@ async def sync_with_progress(index: SideIndex, *, rebuild: bool, show: bool) -> 
         async for progress in index.steps(rebuild=rebuild):
             if progress.report is not None:
                 report = progress.report
-            elif sys.stderr.isatty() or show and progress.done % 20_000 < BATCH:
+            elif sys.stderr.isatty() or show and progress.done and progress.done % 20_000 < BATCH:
                 print(_progress_line(progress), end="", file=sys.stderr, flush=True)
                 shown = True
     finally:

@@ -28,6 +28,13 @@ MAX_SESSION_HITS = 5000
 NOT_MESSAGES = ("snapshot", "session")
 
 
+#: Rows per batch of a sync run in the background of the app or the MCP server (the command
+#: line's ``index`` and ``search`` take :data:`.sync.BATCH`): while a batch is read and
+#: prepared, its worker thread holds the GIL most of the time, and a key pressed then waits
+#: for it at every hand-over (issue 29).
+BACKGROUND_BATCH = 500
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One progress report of a sync (see :class:`zett_browser.model.search.BuildProgress`)."""
@@ -45,7 +52,7 @@ class IndexSearch:
     def __init__(
         self, storage: SQLSessionStorage, directory: Path | None = None, notes_file: Path | None = None
     ) -> None:
-        self.index = SideIndex(storage, directory)
+        self.index = SideIndex(storage, directory, batch=BACKGROUND_BATCH)
         #: Where ``pinned:``, ``label:`` and ``note:`` look (None: the default notes file).
         self.notes_file = notes_file
         self.searcher = Searcher(self.index.path)

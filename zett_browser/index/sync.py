@@ -40,6 +40,8 @@ from .writer import set_meta, write_raw, write_sessions, write_snapshots
 
 #: Rows read from the store and written to the index per batch.
 BATCH = 2000
+#: Sessions written to the index per transaction of a full build (at most: never more than the batch).
+SESSION_BATCH = 500
 #: Sessions active this long before the high-water mark are looked at again.
 MARGIN = timedelta(seconds=60)
 
@@ -86,10 +88,15 @@ class SideIndex:
     Args:
         storage: The store, opened read-only (any backend).
         directory: Where index files live (default :func:`index_db.default_dir`).
+        batch: Rows per batch (one transaction, one progress step). A build in the
+            background of an app takes smaller ones: a key pressed while a batch is
+            prepared and written waits for the GIL that batch holds (see
+            :data:`.search_service.BACKGROUND_BATCH`).
     """
 
-    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None) -> None:
+    def __init__(self, storage: SQLSessionStorage, directory: Path | None = None, *, batch: int = BATCH) -> None:
         self.storage = storage
+        self.batch = batch
         self.identity = index_db.store_identity(storage.path, storage.target.url)
         self.path = index_db.index_file(self.identity, directory or index_db.default_dir())
 
@@ -204,17 +211,19 @@ class SideIndex:
         sessions = await scan.active_sessions(self.storage.reader, None)
         limits = {str(row["id"]): _int(row["last_sequence"]) for row in sessions}
         total = sum(limits.values()) + await scan.all_snapshot_count(self.storage.reader)
-        for start in range(0, len(sessions), 500):
-            await _thread(write_sessions, db, sessions[start : start + 500])
+        chunk = min(SESSION_BATCH, self.batch)
+        for start in range(0, len(sessions), chunk):
+            await _thread(write_sessions, db, sessions[start : start + chunk])
+            yield Progress(0, total, started, "sessions")
         report.sessions = len(sessions)
         done = 0
-        async for written, read in raw_log_batches(self.storage, db, limits, BATCH):
+        async for written, read in raw_log_batches(self.storage, db, limits, self.batch):
             report.messages += written
             done += read
             yield Progress(done, max(total, done), started, "messages")
         snapshot_after: str | None = None
         while True:
-            snapshots = await scan.snapshot_scan(self.storage.reader, snapshot_after, BATCH)
+            snapshots = await scan.snapshot_scan(self.storage.reader, snapshot_after, self.batch)
             if not snapshots:
                 break
             snapshot_after = str(snapshots[-1]["id"])
@@ -271,7 +280,7 @@ class SideIndex:
             session_id = str(row["id"])
             after = indexed.get(session_id, 0)
             while True:
-                rows = await scan.raw_after(self.storage.reader, session_id, after, BATCH)
+                rows = await scan.raw_after(self.storage.reader, session_id, after, self.batch)
                 if not rows:
                     break
                 after = int(rows[-1]["sequence"])
@@ -289,7 +298,7 @@ class SideIndex:
         """
         last = await _thread(lambda: db.execute("SELECT max(id) FROM snapshots").fetchone()[0])
         after = str(last) if last is not None else None
-        while rows := await scan.snapshot_scan(self.storage.reader, after, BATCH):
+        while rows := await scan.snapshot_scan(self.storage.reader, after, self.batch):
             after = str(rows[-1]["id"])
             report.snapshots += await _thread(write_snapshots, db, rows)
         stored = await scan.all_snapshot_count(self.storage.reader)
@@ -297,7 +306,7 @@ class SideIndex:
         if stored == indexed:
             return
         after = None
-        while rows := await scan.snapshot_scan(self.storage.reader, after, BATCH):
+        while rows := await scan.snapshot_scan(self.storage.reader, after, self.batch):
             after = str(rows[-1]["id"])
             report.snapshots += await _thread(write_snapshots, db, rows)
 
