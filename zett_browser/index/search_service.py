@@ -9,6 +9,7 @@ screens see only the Protocol, so they never import the index or the storage.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import cast
 from ..model.frozen import replace
 from ..storage import SQLSessionStorage
 from . import Progress, Searcher, SearchPage, SideIndex, parse
+from .child import ChildBuild, child_command
 from .hit_labels import labelled_hits
 from .notes_filter import needs_notes, resolve
 from .query import HELP, Filter, Query
@@ -58,6 +60,9 @@ class IndexSearch:
         self.searcher = Searcher(self.index.path)
         self._closed = False
         self._step: asyncio.Future[Progress] | None = None
+        self._child: ChildBuild | None = None
+        #: Whether the last first build ran to its end in a child process.
+        self.built_in_child = False
 
     @property
     def path(self) -> Path:
@@ -78,7 +83,15 @@ class IndexSearch:
         a worker thread must finish before the index file is closed (closing it under the
         thread crashes SQLite), so a cancelled consumer waits for the batch in flight, then
         closes the sync at its next yield, where no thread uses the file.
+
+        The first build of a large SQLite store runs in a child process (:mod:`.child`);
+        the sync in process then only picks up what arrived meanwhile (or, if the child
+        failed, does the build itself and raises what went wrong).
         """
+        command = None if self._closed else await asyncio.to_thread(child_command, self.index.storage.path, self.path)
+        if command is not None:
+            async for step in self._child_steps(command):
+                yield step
         steps = cast(AsyncGenerator[Progress, None], self.index.steps())
         try:
             while not self._closed:
@@ -95,6 +108,22 @@ class IndexSearch:
             self._step = None
             await steps.aclose()
 
+    async def _child_steps(self, command: list[str]) -> AsyncIterator[Step]:
+        """Progress of a build in a child process (nothing if it cannot be started)."""
+        child = self._child = ChildBuild(command)
+        try:
+            async for done, total, started in child.steps():
+                if self._closed:
+                    break
+                rate = done / max(time.monotonic() - started, 1e-6)
+                yield Step(done, total, rate, (total - done) / rate if done else None, False)
+        except OSError:
+            pass  # no child: the sync in process builds
+        finally:
+            await child.stop()
+            self._child = None
+            self.built_in_child = child.finished
+
     async def _settle(self) -> None:
         """Wait for the step in flight (its outcome no longer matters)."""
         step = self._step
@@ -102,8 +131,10 @@ class IndexSearch:
             await asyncio.wait([step])
 
     async def close(self) -> None:
-        """Stop syncing: no new step starts; the one in flight ends first."""
+        """Stop syncing: no new step starts; the one in flight ends first (a child is stopped)."""
         self._closed = True
+        if self._child is not None:
+            await self._child.stop()
         await self._settle()
 
     async def _parse(self, text: str) -> Query:

@@ -1,0 +1,149 @@
+"""The first build of a large SQLite store's index runs in a child process of the app (issue 29).
+
+In the app's process the build's worker threads held the GIL while a key waited; in a
+child, at a lower priority, the kernel serves the app first. These tests run the real
+child (``python -m zett_browser.index.child``) on zett-agent-written stores, with the size
+threshold lowered: it builds the same index as a build in process, stops when the app
+closes (nothing left running, nothing left beside the store), stops when its parent is
+gone, and when it fails the sync in process reports the typed error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from tests.adversarial import damage as d
+from zett_browser.index import SideIndex, child
+from zett_browser.index.search_service import IndexSearch, Step
+from zett_browser.safefiles import UnsafePath
+from zett_browser.storage import open_store
+
+
+def _tables(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    db = sqlite3.connect(path)
+    try:
+        names = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        tables = {
+            name: sorted(db.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
+            for name in names
+            if name != "meta" and not name.startswith("fts_")
+        }
+        tables["fts"] = db.execute("SELECT rowid, body FROM fts ORDER BY rowid").fetchall()
+        tables["state"] = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchall()
+        return tables
+    finally:
+        db.close()
+
+
+def _state(path: Path) -> str | None:
+    db = sqlite3.connect(path)
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        return row[0] if row else None
+    finally:
+        db.close()
+
+
+def test_who_builds_in_a_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = d.copy_fixture("agent_run", tmp_path)
+    index = tmp_path / "index" / "i.sqlite3"
+    assert child.child_command(store, index) is None  # a small store builds in process
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    command = child.child_command(store, index)
+    assert command is not None and command[1:3] == ["-m", "zett_browser.index.child"]
+    assert child.child_command(None, index) is None  # not a SQLite store
+    assert child.child_command(tmp_path / "missing.sqlite3", index) is None
+
+
+async def test_the_child_builds_the_index_a_build_in_process_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    store = d.copy_fixture("storage_api", tmp_path)
+    storage = open_store(store)
+    try:
+        service = IndexSearch(storage, tmp_path / "child")
+        steps = [step async for step in service.steps()]
+        assert service.built_in_child and steps[-1].finished
+        assert child.child_command(store, service.path) is None  # complete: the next sync is in process
+        in_process = SideIndex(storage, tmp_path / "process")
+        await in_process.sync()
+    finally:
+        await storage.close()
+    assert _tables(service.path) == _tables(in_process.path)
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["child", "process", store.name]
+
+
+async def test_closing_the_app_stops_the_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``close()`` (the app quitting) ends the child; the unfinished index is rebuilt next time."""
+    from benchmarks.bigstore import build as build_big
+
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    store = tmp_path / "store.sqlite3"
+    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    before = d.sha256(store)
+    storage = open_store(store)
+    try:
+        service = IndexSearch(storage, tmp_path / "index")
+        steps = cast("AsyncGenerator[Step, None]", service.steps())
+        first = await anext(steps)
+        running = service._child
+        assert running is not None and running.process is not None and first.done < first.total
+        await service.close()
+        assert running.process.returncode is not None  # ended, not left running
+        assert [step async for step in steps] == []
+        await steps.aclose()
+    finally:
+        await storage.close()
+    assert not service.built_in_child and _state(service.path) == "building"
+    assert d.sha256(store) == before and sorted(item.name for item in tmp_path.iterdir()) == ["index", store.name]
+
+
+def test_the_child_stops_when_its_parent_is_gone(tmp_path: Path) -> None:
+    from benchmarks.bigstore import build as build_big
+
+    store = tmp_path / "store.sqlite3"
+    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    index_dir = tmp_path / "index"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "zett_browser.index.child", str(store), str(index_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()  # it started building
+    process.stdout.close()  # the parent is gone: its next line has nowhere to go
+    assert process.wait(timeout=120) != 0
+    (path,) = index_dir.glob("*.sqlite3")
+    assert _state(path) == "building"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["index", store.name]
+
+
+async def test_a_child_that_fails_leaves_the_error_to_the_sync_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    (tmp_path / "store").mkdir()
+    store = d.copy_fixture("agent_run", tmp_path / "store")
+    (tmp_path / "index").write_text("a file where the index directory should be")
+    storage = open_store(store)
+    try:
+        service = IndexSearch(storage, tmp_path / "index")
+        with pytest.raises(UnsafePath, match="is a file, not a directory"):
+            await asyncio.wait_for(_drain(service), 60)
+        assert not service.built_in_child
+    finally:
+        await storage.close()
+
+
+async def _drain(service: IndexSearch) -> None:
+    async for _ in service.steps():
+        pass
