@@ -52,6 +52,23 @@ def _state(path: Path) -> str | None:
         db.close()
 
 
+def _process_state(pid: int) -> str | None:
+    """The kernel's state letter of process ``pid`` (``T``: stopped); None without /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+async def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is seen stopped within 5 s (a signal is delivered asynchronously)."""
+    for _ in range(500):
+        if _process_state(pid) in ("T", None):
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
 def test_who_builds_in_a_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = d.copy_fixture("agent_run", tmp_path)
     index = tmp_path / "index" / "i.sqlite3"
@@ -97,6 +114,9 @@ async def test_closing_the_app_stops_the_child(tmp_path: Path, monkeypatch: pyte
         first = await anext(steps)
         running = service._child
         assert running is not None and running.process is not None and first.done < first.total
+        assert await _stopped(running.process.pid)  # stopped while the app holds the step
+        second = await anext(steps)  # asked for the next step: it went on
+        assert second.done >= first.done and await _stopped(running.process.pid)
         await service.close()
         assert running.process.returncode is not None  # ended, not left running
         assert [step async for step in steps] == []

@@ -3,9 +3,9 @@
 A build's worker threads hold the GIL for most of each batch (reading rows into Python,
 decoding envelopes): in the app's own process every key pressed meanwhile waited for it at
 each hand-over, and page turns during a first build took two to five times as long as
-without one (issue 29). In a process of its own, at a lower priority (``nice``), the build
-shares the cores through the kernel's scheduler instead, which serves the app's short bursts
-first, and the app's memory does not hold the batches in flight.
+without one (issue 29). In a process of its own the build holds no GIL of the app's and
+none of its memory; it runs at the lowest priority (``nice`` 19) and is stopped while the app
+holds a step (:class:`ChildBuild`), which the app does until the keys pause.
 
 :func:`child_command` says whether a sync should start that way (a SQLite store of at least
 :data:`CHILD_MIN_BYTES` whose index is missing or not complete) and with which command;
@@ -34,10 +34,14 @@ from pathlib import Path
 #: Stores smaller than this build in process (a few seconds at most: the child's start-up,
 #: ~0.3 s of imports, would cost more than it saves).
 CHILD_MIN_BYTES = 64 * 1024 * 1024
-#: The child's ``nice`` increment: the app's keys come first on a busy machine.
+#: The child's ``nice`` increment: on a machine busy with other work, the app comes first.
 CHILD_NICE = 19
 #: Seconds a cancelled child has to stop after SIGTERM before it is killed.
 STOP_TIMEOUT_S = 10.0
+#: The child is stopped while its caller holds a step (the app waits there for a pause of
+#: the keys) and continued when the caller asks for the next one (POSIX job control).
+_PAUSE: int | None = getattr(signal, "SIGSTOP", None)
+_GO_ON: int | None = getattr(signal, "SIGCONT", None)
 
 
 def _index_complete(path: Path) -> bool:
@@ -74,7 +78,13 @@ def child_command(store: Path | None, index_path: Path) -> list[str] | None:
 
 
 class ChildBuild:
-    """One child process building an index; :meth:`steps` follows it, :meth:`stop` ends it."""
+    """One child process building an index; :meth:`steps` follows it, :meth:`stop` ends it.
+
+    While the caller holds a step (between a ``yield`` and its next request) the child is
+    stopped (SIGSTOP) and then continued: the app's first build waits there until the keys
+    pause, and a process that merely runs at a lower priority still slowed the app's page
+    turns (the two cores share caches and, on a VM, maybe one physical core).
+    """
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
@@ -110,11 +120,24 @@ class ChildBuild:
                     continue
                 if item.get("finished") is True:
                     self.finished = True
-                yield done, total, started
+                self._signal(_PAUSE)  # the caller decides when the build goes on
+                try:
+                    yield done, total, started
+                finally:
+                    self._signal(_GO_ON)
             await self.process.wait()
             self.finished = self.finished and self.process.returncode == 0
         finally:
             await self.stop()
+
+    def _signal(self, number: int | None) -> None:
+        """Send ``number`` to the child if it still runs (None: not on this platform)."""
+        process = self.process
+        if number is not None and process is not None and process.returncode is None:
+            try:
+                process.send_signal(number)
+            except ProcessLookupError:
+                pass
 
     async def stop(self) -> None:
         """End the child if it still runs (SIGTERM, then SIGKILL after :data:`STOP_TIMEOUT_S`)."""
@@ -123,6 +146,7 @@ class ChildBuild:
             return
         try:
             process.send_signal(signal.SIGTERM)
+            self._signal(_GO_ON)  # a paused child acts on SIGTERM only once it runs again
             await asyncio.wait_for(asyncio.shield(process.wait()), STOP_TIMEOUT_S)
         except ProcessLookupError:
             pass
