@@ -181,7 +181,8 @@ def main(argv: list[str]) -> int:
 
     store, directory = Path(argv[0]), Path(argv[1])
     try:
-        os.nice(CHILD_NICE)
+        if hasattr(os, "nice"):  # not on Windows
+            os.nice(CHILD_NICE)
     except OSError:
         pass
     try:
