@@ -71,16 +71,12 @@ async def raw_log_batches(
         while count:
             written, (following_count, after, following) = await all_of(
                 in_thread(write_docs, db, *prepared),
-                in_thread(_walk_batch, walk, after, limits, size) if after is not None else _nothing(),
+                in_thread(_walk_batch, walk, after, limits, size),
             )
             yield written, count
             count, prepared = following_count, following
     finally:
         await in_thread(walk.close)
-
-
-async def _nothing() -> tuple[int, None, Prepared]:
-    return 0, None, ([], None)
 
 
 async def _through_storage(

@@ -63,6 +63,7 @@ class IndexSearch:
         self._child: ChildBuild | None = None
         #: Whether the last first build ran to its end in a child process.
         self.built_in_child = False
+        self._synced_once = False
 
     @property
     def path(self) -> Path:
@@ -88,7 +89,11 @@ class IndexSearch:
         the sync in process then only picks up what arrived meanwhile (or, if the child
         failed, does the build itself and raises what went wrong).
         """
-        command = None if self._closed else await asyncio.to_thread(child_command, self.index.storage.path, self.path)
+        first = not self._synced_once
+        self._synced_once = True
+        command = None
+        if first and not self._closed:  # later syncs follow a built index: no child to look for
+            command = await asyncio.to_thread(child_command, self.index.storage.path, self.path)
         if command is not None:
             async for step in self._child_steps(command):
                 yield step
