@@ -61,6 +61,9 @@ class IndexLine(TextLine):
         super().__init__(id=id)
         self.add_class("hidden")
         self._cells = 30
+        #: The progress last shown (None: no sync is showing one), fitted again when the
+        #: page status beside it changes length (:func:`refit_build_progress`).
+        self.progress: BuildProgress | None = None
 
     def show_progress(self, progress: BuildProgress, status_cells: int = 26, compact_cells: int = 0) -> bool:
         """Show ``progress`` next to a page status whose text takes ``status_cells`` cells
@@ -89,9 +92,31 @@ class IndexLine(TextLine):
 def show_build_progress(row: Widget, progress: BuildProgress) -> None:
     """Show ``progress`` in the status ``row`` without cutting the page status: in the index
     line, or, where the row has no room for it, in the idle jump field."""
-    status = row.query_one(StatusLine)
-    shown = row.query_one(IndexLine).show_progress(progress, status.cells, status.compact_cells)
+    status, line = row.query_one(StatusLine), row.query_one(IndexLine)
+    line.progress = progress
+    shown = line.show_progress(progress, status.cells, status.compact_cells)
     row.query_one(JumpField).show_note(None if shown else progress_text(progress, JUMP_CELLS - 2).plain)
+
+
+def refit_build_progress(status: StatusLine) -> None:
+    """The page ``status`` changed: the build's progress beside it takes the room left now.
+
+    A build's progress is shown every :data:`PROGRESS_EVERY` at most, and not at all while
+    the build waits for the keys to pause; a page turn that lengthens the status
+    (``#1–50`` to ``#99,951–100,000``) would otherwise cut its total off until then (in a
+    real terminal: ~450 ms after ``G``)."""
+    row = status.parent
+    lines = row.query(IndexLine) if isinstance(row, Widget) else None  # none: a screen without the index
+    if isinstance(row, Widget) and lines and (progress := lines.first().progress) is not None:
+        show_build_progress(row, progress)
+
+
+def hide_build_progress(row: Widget) -> None:
+    """A sync ended: no progress in ``row``."""
+    line = row.query_one(IndexLine)
+    line.progress = None
+    line.add_class("hidden")
+    row.query_one(JumpField).show_note(None)
 
 
 class IndexSync:
@@ -184,8 +209,6 @@ class IndexSync:
             return
         state = self.state
         state.building = True
-        row = self._row
-        line = row.query_one(IndexLine)
         try:
             built = await attempt(self._steps(service))
             if isinstance(built, Failed):  # the index is derived data: a warning, browsing goes on
@@ -194,8 +217,7 @@ class IndexSync:
         finally:
             state.building = False
             state.syncs += 1
-            line.add_class("hidden")
-            row.query_one(JumpField).show_note(None)
+            hide_build_progress(self._row)
         self._synced()
         if self._sync_again:
             self._sync_again = False

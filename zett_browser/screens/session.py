@@ -25,6 +25,7 @@ from ..widgets.rawlog import RawLogView
 from ..widgets.safe import clean, one_line
 from ..widgets.session_tree import SessionTree
 from ..widgets.status import Breadcrumb, PageState, StatusLine, session_label, summary_item
+from .indexing import refit_build_progress
 from .reads import Failed, Services, read_window
 from .session_reads import MODEL_TAIL_COUNTED, count_model_tail, read_session
 from .watch import OpenSession, _versions_after_change
@@ -250,11 +251,10 @@ class SessionPane:
         self.show_status([])
 
     def show_status(self, records: list[RawMessageRecord]) -> None:
-        state = self.open
-        if state is None:
-            return
-        page = PageState(records, state.count, state.snapshots, state.model_view, self.unseen, self.follow)
-        self._w.status.show_state(page)
+        if (state := self.open) is not None:
+            page = PageState(records, state.count, state.snapshots, state.model_view, self.unseen, self.follow)
+            self._w.status.show_state(page)
+            refit_build_progress(self._w.status)  # an index build's progress beside it fits it now
 
     # ---------------------------------------------------------------- moving
 

@@ -149,6 +149,16 @@ def status_text(state: PageState, *, compact: bool = False, brief: bool = False)
     return status
 
 
+def range_text(state: PageState, *, separators: bool = True) -> Text:
+    """Only the shown range and the total (``#99,951–100,000/100,000``; without
+    ``separators``: ``#99951–100000/100000``), for a row too narrow for the compact form."""
+    records = state.records
+    if not records:
+        return Text(f"{state.count:,}" if separators else str(state.count))
+    first, last = records[0].sequence, records[-1].sequence
+    return Text(f"#{first:,}–{last:,}/{state.count:,}" if separators else f"#{first}–{last}/{state.count}")
+
+
 class Breadcrumb(TextLine):
     """The open session, its parents and its full id, fitted to the line's width."""
 
@@ -214,16 +224,21 @@ class StatusLine(TextLine):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._shorter: tuple[Text, ...] = ()
+        self._compact = Text()
 
     def show_state(self, state: PageState) -> None:
         brief = status_text(state, brief=True) if state.model_view else None
-        self._shorter = (*([brief] if brief else []), status_text(state, compact=True))
+        self._compact = status_text(state, compact=True)
+        # Narrower still (a 100-column terminal's Raw Log row: ~40 cells), the range and
+        # the total alone: they are what the line is for.
+        tiny = (range_text(state), range_text(state, separators=False))
+        self._shorter = (*([brief] if brief else []), self._compact, *tiny)
         self.show(status_text(state))
 
     @property
     def compact_cells(self) -> int:
         """The cells the compact form takes."""
-        return self._shorter[-1].cell_len if self._shorter else self.cells
+        return self._compact.cell_len if self._shorter else self.cells
 
     def render(self) -> Text:
         room = self.content_region.width or self.size.width
