@@ -2,7 +2,8 @@
 
 The floor is what the build cannot beat: one ``INSERT … SELECT`` of the very texts the
 index holds (read back from the built index's FTS table) into a fresh FTS5 table with
-the same tokenizer and prefix indexes, in one transaction. It has the same text
+the same tokenizer, prefix indexes and merge settings (``index.db.FTS_SETTINGS``), in one
+transaction. It has the same text
 coverage by construction and none of the build's other work (decoding the store,
 facts, usage totals, the docs table). Each build goes into a new directory (cold); the
 load average is printed beside each figure, as the machine is shared.
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zett_browser.index import SideIndex
+from zett_browser.index.db import FTS_SETTINGS
 from zett_browser.storage import SQLSessionStorage
 
 
@@ -50,6 +52,8 @@ def floor(index: Path, out: Path) -> float:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=OFF")
         db.execute("CREATE VIRTUAL TABLE fts USING fts5(body, tokenize='unicode61 remove_diacritics 2', prefix='2 3')")
+        # The FTS5 settings the build writes with (fewer merges): the floor gets them too.
+        db.executemany("INSERT INTO fts(fts, rank) VALUES (?, ?)", FTS_SETTINGS)
         db.execute("ATTACH DATABASE ? AS built", (f"file:{index}?mode=ro",))
         started = time.perf_counter()
         db.execute("BEGIN")

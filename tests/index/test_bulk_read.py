@@ -87,15 +87,20 @@ async def test_the_walk_reads_what_the_scan_reads(tmp_path: Path, name: str, siz
         assert {"BadText", "datetime", "bytes", "float"} <= kinds  # the damage was read, not lost
 
 
-async def _built(path: Path, directory: Path) -> dict[str, list[tuple[Any, ...]]]:
+async def _built(path: Path, directory: Path, batch: int = 2000) -> dict[str, list[tuple[Any, ...]]]:
     storage = open_store(path)
     try:
-        index = SideIndex(storage, directory)
+        index = SideIndex(storage, directory, batch=batch)
         report = await index.sync()
     finally:
         await storage.close()
     assert report.rebuilt and report.messages == d.query(path, "select count(*) from raw_messages")[0][0]
-    db = sqlite3.connect(index.path)
+    return await _dump(index.path)
+
+
+async def _dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table of the index at ``path`` but its meta, and the FTS texts."""
+    db = sqlite3.connect(path)
     try:
         tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         return {
@@ -168,3 +173,35 @@ async def test_the_walk_leaves_nothing_beside_the_store(tmp_path: Path) -> None:
         await storage.close()
     assert d.sha256(path) == before
     assert sorted(item.name for item in tmp_path.iterdir()) == ["index", path.name]
+
+
+@pytest.mark.parametrize("walk", [True, False])
+async def test_a_transaction_spans_batches_and_the_index_is_the_same(
+    tmp_path: Path, walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full build commits every ``COMMIT_ROWS`` rows, not every batch (fewer FTS5 segments):
+    a reader sees the index grow only at those commits, and the index is what a build
+    committing every batch writes."""
+    path = d.copy_fixture("agent_run", tmp_path)
+    monkeypatch.setattr(pipeline, "WALK_SQLITE", walk)
+    monkeypatch.setattr(pipeline, "COMMIT_ROWS", 1)  # every batch
+    every_batch = await _built(path, tmp_path / "every", batch=2)
+    monkeypatch.setattr(pipeline, "COMMIT_ROWS", 6)  # every third batch of 2
+    storage = open_store(path)
+    seen: list[tuple[int, int]] = []
+    try:
+        index = SideIndex(storage, tmp_path / "spanning", batch=2)
+        async for progress in index.steps():
+            if progress.phase == "messages":
+                reader = sqlite3.connect(f"file:{index.path}?mode=ro", uri=True)
+                try:
+                    seen.append((progress.done, reader.execute("SELECT count(*) FROM docs").fetchone()[0]))
+                finally:
+                    reader.close()
+    finally:
+        await storage.close()
+    counts = [count for _, count in seen]
+    assert counts == sorted(counts) and len(seen) > 6
+    changes = [number for number in range(1, len(counts)) if counts[number] != counts[number - 1]]
+    assert changes and all(b - a >= 3 for a, b in zip(changes, changes[1:], strict=False)), seen
+    assert await _dump(index.path) == every_batch

@@ -52,6 +52,36 @@ async def test_incremental_sync_follows_a_zett_agent_writing_in_another_process(
     assert where(find(index, "zebra0 session:brand-new-session")) == {("brand-new-session", 1, "user")}
 
 
+async def test_a_full_build_keeps_fts5_merge_settings_that_later_syncs_use(tmp_path: Path, zett_agent_py: Path) -> None:
+    """Issue 29: a build with SQLite's default merge settings spent most of a 5M build in
+    FTS5 merges; the index keeps the fewer-merges settings, and the syncs after it find new rows."""
+    store = copy_fixture("agent_run", tmp_path / "store")
+    index = await build(store, tmp_path / "index")
+
+    def settings() -> dict[str, int]:
+        db = sqlite3.connect(f"file:{index.path}?mode=ro", uri=True)
+        try:
+            return dict(db.execute("SELECT k, v FROM fts_config WHERE k IN ('automerge', 'crisismerge')").fetchall())
+        finally:
+            db.close()
+
+    assert settings() == {"automerge": 16, "crisismerge": 64}
+    for round_ in range(3):  # new segments on top of the build's, found at once
+        assert agent_append(zett_agent_py, store, 5, PARENT).wait() == 0
+        _, report = await _sync(store, tmp_path / "index")
+        assert not report.rebuilt and report.messages == 5  # type: ignore[attr-defined]
+        assert len(find(index, "zebra*")) == 5 * (round_ + 1)
+    assert settings() == {"automerge": 16, "crisismerge": 64}
+    check = sqlite3.connect(tmp_path / "check.sqlite3")  # a copy: the check writes nothing, but needs write access
+    source = sqlite3.connect(f"file:{index.path}?mode=ro", uri=True)
+    try:
+        source.backup(check)
+        check.execute("INSERT INTO fts(fts) VALUES ('integrity-check')")  # raises on a damaged FTS index
+    finally:
+        source.close()
+        check.close()
+
+
 async def test_an_empty_sync_reads_nothing_new(tmp_path: Path) -> None:
     store = copy_fixture("storage_api", tmp_path / "store")
     await build(store, tmp_path / "index")

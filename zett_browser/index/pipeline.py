@@ -12,6 +12,12 @@ rows) needs it. So the next batch is read and prepared while the current one is 
 
 Each batch's texts are encoded for the FTS statement beside the write of the previous one
 (:func:`.writer.encode_bodies`), and the writer puts them in first (:func:`.writer.write_docs`).
+
+A transaction spans batches until :data:`COMMIT_ROWS` rows are in it: FTS5 writes its
+pending terms as a new segment at every commit, and fewer, larger segments are fewer merges
+(:data:`.db.FTS_SETTINGS`). Readers (WAL) see the build grow a commit at a time; a build
+that stops in between loses what it had not committed, and is rebuilt anyway (its state
+says ``building``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from .threads import all_of, in_thread
 from .writer import encode_bodies, prepare_raw, write_docs
 
 Prepared = tuple[list[Doc], str | None]
+#: Rows read into one transaction of a full build before it commits.
+COMMIT_ROWS = 20_000
 #: Whether a SQLite store is walked through the stdlib driver (tests build both ways and compare).
 WALK_SQLITE = True
 
@@ -66,15 +74,17 @@ async def raw_log_batches(
         return
     walk = StoreWalk(storage.path, storage.reader.display_name)
     await in_thread(walk.open)
+    commits = _Commits()
     try:
         count, after, prepared = await in_thread(_walk_batch, walk, None, limits, size)
         while count:
             written, (following_count, after, following) = await all_of(
-                in_thread(write_docs, db, *prepared),
+                in_thread(write_docs, db, *prepared, commit=commits.due(count)),
                 in_thread(_walk_batch, walk, after, limits, size),
             )
             yield written, count
             count, prepared = following_count, following
+        await in_thread(_commit, db)
     finally:
         await in_thread(walk.close)
 
@@ -95,9 +105,32 @@ async def _through_storage(
     first = await read(None)
     prepared, upcoming = await all_of(prepare(first), read(first))
     count = len(first)
+    commits = _Commits()
     while count:
         written, following_prepared, following = await all_of(
-            in_thread(write_docs, db, *prepared), prepare(upcoming), read(upcoming)
+            in_thread(write_docs, db, *prepared, commit=commits.due(count)), prepare(upcoming), read(upcoming)
         )
         yield written, count
         prepared, count, upcoming = following_prepared, len(upcoming), following
+    await in_thread(_commit, db)
+
+
+class _Commits:
+    """Counts the rows of the open transaction: a commit is due at :data:`COMMIT_ROWS`."""
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def due(self, rows: int) -> bool:
+        """``rows`` more are written: whether this write commits."""
+        self.pending += rows
+        if self.pending < COMMIT_ROWS:
+            return False
+        self.pending = 0
+        return True
+
+
+def _commit(db: sqlite3.Connection) -> None:
+    """Commit what the last batches of the walk left open."""
+    if db.in_transaction:
+        db.execute("COMMIT")

@@ -202,6 +202,7 @@ class SideIndex:
         # rewrite the same pages many times); _finish restores both.
         for pragma in ("synchronous=OFF", "wal_autocheckpoint=8000", "cache_size=-32768"):
             await _thread(db.execute, f"PRAGMA {pragma}")
+        await _thread(index_db.tune_fts, db)  # fewer FTS5 merges (kept for later syncs)
         await _thread(
             set_meta,
             db,

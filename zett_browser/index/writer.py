@@ -200,7 +200,7 @@ def prepare_raw(rows: list[Mapping[str, Any]], limits: Mapping[str, int] | None)
     return docs
 
 
-def write_docs(db: sqlite3.Connection, docs: list[Doc], encoded: str | None = None) -> int:
+def write_docs(db: sqlite3.Connection, docs: list[Doc], encoded: str | None = None, *, commit: bool = True) -> int:
     """Write prepared Raw Log documents not yet indexed; return how many were written.
 
     Documents at or below a session's indexed ``last_seq``, or of a session not in
@@ -209,8 +209,12 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc], encoded: str | None = No
     The texts go in first: that statement runs without the GIL, and what follows (rows,
     totals) is short; done the other way round, every row of the ``docs`` insert waited
     for the GIL while the next batch was extracted, and the texts went in only after it.
+    The write joins a transaction a previous one left open; ``commit`` False leaves it
+    open for the next (a full build: see :data:`.pipeline.COMMIT_ROWS`). On an error the
+    whole transaction rolls back.
     """
-    db.execute("BEGIN IMMEDIATE")
+    if not db.in_transaction:
+        db.execute("BEGIN IMMEDIATE")
     try:
         known = _last_sequences(db, {doc.session_id for doc in docs})
         kept = [doc for doc in docs if doc.session_id in known and doc.sequence > known[doc.session_id]]
@@ -224,7 +228,8 @@ def write_docs(db: sqlite3.Connection, docs: list[Doc], encoded: str | None = No
             last[doc.session_id] = max(last.get(doc.session_id, 0), doc.sequence)
         db.executemany("UPDATE sessions SET last_seq = ? WHERE id = ?", [(seq, sid) for sid, seq in last.items()])
         _bump_problems(db, sum(1 for doc in kept if doc.problem))
-        db.execute("COMMIT")
+        if commit:
+            db.execute("COMMIT")
     except BaseException:
         _rollback(db)
         raise
