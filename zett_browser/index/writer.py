@@ -13,6 +13,7 @@ the whole store. Such characters are written as U+FFFD (what the app shows for t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -25,6 +26,7 @@ from .extract import Doc, doc_from_row, doc_from_session, doc_from_snapshot
 from .facts import mark_steering
 from .row_usage import row_usage
 
+_DOC_COLUMNS = 18
 _DOC_SQL = (
     "INSERT INTO docs (id, session_id, sequence, kind, time, model, tools, tokens, duration, error, stop,"
     " reasoning, image, meta, tags, problem, outcome, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
@@ -84,34 +86,47 @@ def _insert_bodies(db: sqlite3.Connection, start: int, docs: list[Doc], encoded:
         db.execute(_FTS_SQL, (start, encoded))
 
 
+@functools.lru_cache(maxsize=8)
+def _docs_sql(rows: int) -> str:
+    """One ``INSERT`` of ``rows`` rows into ``docs``."""
+    marks = "(" + ",".join("?" * _DOC_COLUMNS) + ")"
+    return _DOC_SQL.split(" VALUES ")[0] + " VALUES " + ",".join([marks] * rows)
+
+
 def _insert_rows(db: sqlite3.Connection, start: int, docs: list[Doc]) -> None:
-    """Insert the ``docs`` rows of ``docs`` with ids ``start``, ``start + 1``..."""
-    db.executemany(
-        _DOC_SQL,
-        [
-            (
-                number,
-                doc.session_id,
-                doc.sequence,
-                doc.kind,
-                doc.time,
-                _utf8(doc.model),
-                _utf8(f" {doc.tools} ") if doc.tools else None,
-                doc.tokens,
-                doc.duration_s,
-                int(doc.error),
-                _utf8(doc.stop),
-                int(doc.reasoning),
-                int(doc.image),
-                _utf8(doc.meta),
-                _utf8(doc.tags),
-                _utf8(doc.problem),
-                doc.outcome,
-                f" {doc.flags} " if doc.flags else None,
-            )
-            for number, doc in enumerate(docs, start)
-        ],
-    )
+    """Insert the ``docs`` rows of ``docs`` with ids ``start``, ``start + 1``...
+
+    As few statements as SQLite's limit on parameters allows (one per batch): an
+    ``executemany`` gives the GIL back at every row and waits to take it again while the
+    next batch is prepared in another thread (up to the 5 ms switch interval each time).
+    """
+    values = [
+        (
+            number,
+            doc.session_id,
+            doc.sequence,
+            doc.kind,
+            doc.time,
+            _utf8(doc.model),
+            _utf8(f" {doc.tools} ") if doc.tools else None,
+            doc.tokens,
+            doc.duration_s,
+            int(doc.error),
+            _utf8(doc.stop),
+            int(doc.reasoning),
+            int(doc.image),
+            _utf8(doc.meta),
+            _utf8(doc.tags),
+            _utf8(doc.problem),
+            doc.outcome,
+            f" {doc.flags} " if doc.flags else None,
+        )
+        for number, doc in enumerate(docs, start)
+    ]
+    per = max(1, min(len(values), db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _DOC_COLUMNS))
+    for first in range(0, len(values), per):
+        chunk = values[first : first + per]
+        db.execute(_docs_sql(len(chunk)), [value for row in chunk for value in row])
 
 
 def _insert(db: sqlite3.Connection, docs: list[Doc]) -> list[int]:
