@@ -23,6 +23,10 @@ the pages of 100 KB outputs headless only), first paint and peak RSS next to the
   the first tree and page (or the next page's sequence numbers in the status line after
   ``send-keys``). Peak RSS is ``VmHWM`` of the pane's process just before it is killed.
 
+Every app process uses an index directory of this run (``$ZETT_BROWSER_INDEX_DIR``), in which
+each store's side index is built before the figures (warm); page turns while the app builds a
+first index are ``build_turns.py``'s.
+
 The child side of the headless runs is in this file too (``--child``). Until it imports the
 app (or the bare app), the child has imported only the standard library, so both pay the
 same start. Like the command line, the app's child starts the start-up reader of a SQLite
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -41,6 +46,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -660,10 +666,53 @@ def _tmux(results: AppResults, plans: list[Plan], large: Plan, reps: int) -> Non
         tmux.close()
 
 
+#: The environment variable naming the app's index directory (``zett_browser.index.ENV_DIR``).
+INDEX_ENV = "ZETT_BROWSER_INDEX_DIR"
+
+
+@contextlib.contextmanager
+def own_index_dir() -> Iterator[Path]:
+    """Every app process of the block uses an index directory of this run (hermetic: never the
+    user's cache, no index left by an earlier run), removed after; one set already is kept."""
+    if os.environ.get(INDEX_ENV):
+        yield Path(os.environ[INDEX_ENV])
+        return
+    directory = Path(tempfile.mkdtemp(prefix="zett-bench-app-index-"))
+    os.environ[INDEX_ENV] = str(directory)
+    try:
+        yield directory
+    finally:
+        os.environ.pop(INDEX_ENV, None)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def warm_indexes(paths: list[Path]) -> list[str]:
+    """Build the side index of each store in the run's index directory (``zett-browser index``):
+    the app figures are taken with a warm index; page turns during a first build are
+    ``build_turns.py``'s."""
+    notes = []
+    for path in paths:
+        started = time.perf_counter()
+        command = [sys.executable, "-m", "zett_browser", "index", str(path)]
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+        notes.append(f"{path.name}: index built warm before the app figures in {time.perf_counter() - started:.0f} s")
+    return notes
+
+
 def app_figures(stores: dict[str, Path], large: str, heavy: Path, reps: int, *, use_tmux: bool = True) -> AppResults:
-    """Run the headless and tmux repetitions on the stores; samples in ms and MB."""
+    """Run the headless and tmux repetitions on the stores, each app with a warm index in
+    this run's own index directory; samples in ms and MB."""
+    with own_index_dir() as directory:
+        results = AppResults()
+        results.notes.append(f"app processes use this run's index directory {directory}")
+        results.notes += warm_indexes([*stores.values(), heavy])
+        return _app_figures(results, stores, large, heavy, reps, use_tmux=use_tmux)
+
+
+def _app_figures(
+    results: AppResults, stores: dict[str, Path], large: str, heavy: Path, reps: int, *, use_tmux: bool
+) -> AppResults:
     started = time.perf_counter()
-    results = AppResults()
     plans = [make_plan(name, path) for name, path in stores.items()]
     heavy_plan = make_plan("heavy", heavy, heavy=True)
     for plan in plans:
