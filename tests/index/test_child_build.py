@@ -127,6 +127,39 @@ async def test_closing_the_app_stops_the_child(tmp_path: Path, monkeypatch: pyte
     assert d.sha256(store) == before and sorted(item.name for item in tmp_path.iterdir()) == ["index", store.name]
 
 
+async def test_a_key_stops_the_child_at_once_and_a_pause_lets_it_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between two reports the child runs (a commit of its batches can take a second or more):
+    ``hold_background(True)`` (a key) stops it there, without waiting for its next report;
+    ``False`` (the keys paused) lets it go on to the end."""
+    from benchmarks.bigstore import build as build_big
+
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    store = tmp_path / "store.sqlite3"
+    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    storage = open_store(store)
+    try:
+        service = IndexSearch(storage, tmp_path / "index")
+        steps = cast("AsyncGenerator[Step, None]", service.steps())
+        first = await anext(steps)
+        running = service._child
+        assert running is not None and running.process is not None and first.done < first.total
+        service.hold_background(True)  # a key, while the app holds a step
+        following = asyncio.ensure_future(anext(steps))  # the app lets go of the step: not the key
+        assert await _stopped(running.process.pid)
+        for _ in range(30):  # it stays stopped: no report comes
+            await asyncio.sleep(0.01)
+            assert _process_state(running.process.pid) in ("T", None) and not following.done()
+        service.hold_background(False)  # the keys paused
+        await following
+        rest = [step async for step in steps]
+        assert rest and rest[-1].finished and service.built_in_child
+    finally:
+        await storage.close()
+    assert _state(service.path) == "complete"
+
+
 def test_the_child_stops_when_its_parent_is_gone(tmp_path: Path) -> None:
     from benchmarks.bigstore import build as build_big
 

@@ -83,7 +83,9 @@ class ChildBuild:
     While the caller holds a step (between a ``yield`` and its next request) the child is
     stopped (SIGSTOP) and then continued: the app's first build waits there until the keys
     pause, and a process that merely runs at a lower priority still slowed the app's page
-    turns (the two cores share caches and, on a VM, maybe one physical core).
+    turns (the two cores share caches and, on a VM, maybe one physical core). A key also
+    stops it at once, wherever it is (:meth:`hold_for_keys`): between two reports it can
+    run for a second or more (a commit of 20,000 rows).
     """
 
     def __init__(self, command: list[str]) -> None:
@@ -91,6 +93,17 @@ class ChildBuild:
         self.process: asyncio.subprocess.Process | None = None
         #: Whether the child reported a finished build (then the caller only checks for news).
         self.finished = False
+        #: Whether the caller holds a step, and whether keys are coming: either stops the child.
+        self._held = False
+        self._keys = False
+
+    def hold_for_keys(self, held: bool) -> None:
+        """Keys are coming (stop the child now, wherever it is) or have paused."""
+        self._keys = held
+        self._apply()
+
+    def _apply(self) -> None:
+        self._signal(_PAUSE if self._held or self._keys else _GO_ON)
 
     async def steps(self) -> AsyncIterator[tuple[int, int, float]]:
         """Start the child and yield ``(done, total, started)`` per step; returns when it ends.
@@ -120,11 +133,13 @@ class ChildBuild:
                     continue
                 if item.get("finished") is True:
                     self.finished = True
-                self._signal(_PAUSE)  # the caller decides when the build goes on
+                self._held = True  # the caller decides when the build goes on
+                self._apply()
                 try:
                     yield done, total, started
                 finally:
-                    self._signal(_GO_ON)
+                    self._held = False
+                    self._apply()
             await self.process.wait()
             self.finished = self.finished and self.process.returncode == 0
         finally:

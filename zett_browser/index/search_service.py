@@ -129,6 +129,12 @@ class IndexSearch:
             self._child = None
             self.built_in_child = child.finished
 
+    def hold_background(self, held: bool) -> None:
+        """Keys are coming (``held``) or have paused: a child build stops at once, not only
+        when it next reports (a commit of its batches can take a second or more)."""
+        if self._child is not None:
+            self._child.hold_for_keys(held)
+
     async def _settle(self) -> None:
         """Wait for the step in flight (its outcome no longer matters)."""
         step = self._step

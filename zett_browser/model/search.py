@@ -120,6 +120,11 @@ class SearchService(Protocol):
         """The sessions ``text`` matches, those plus their ancestors (for the tree filter)."""
         ...
 
+    def hold_background(self, held: bool) -> None:
+        """Keys are coming (``held``) or have paused: a first build running in a child
+        process stops at once until they pause (nothing else changes)."""
+        ...
+
     async def close(self) -> None:
         """Stop syncing (before the store is closed); waits for the batch in flight."""
         ...

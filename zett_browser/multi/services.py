@@ -180,6 +180,10 @@ class MultiSearch:
         where = await self._store.home_of(session_id)
         return [] if where is None else await self._services[where].sequences_in(text, session_id)
 
+    def hold_background(self, held: bool) -> None:
+        for service in self._services:
+            service.hold_background(held)
+
     async def close(self) -> None:
         for service in self._services:
             await service.close()

@@ -154,11 +154,15 @@ class IndexSync:
         self._sync_again = False
         #: The first sync waits for the first page (see :meth:`start`).
         self._after_first_page = False
+        self._when_quiet: Callable[[Callable[[], object]], object] | None = None
+        #: Whether keys hold a first build in a child process (until they pause).
+        self._holding = False
 
     def start(self, *, after_first_page: bool, when_quiet: Callable[[Callable[[], object]], object]) -> None:
         """Begin the first sync (when there is a search service), at once or, with
         ``after_first_page``, once the first screen's reads are done (or 3 s passed, and
         then too only in a pause of the keys: ``when_quiet``)."""
+        self._when_quiet = when_quiet
         if self._service is not None:
             if after_first_page:
                 self._after_first_page = True  # the first screen's reads go first
@@ -173,6 +177,22 @@ class IndexSync:
         if self._after_first_page:
             self._after_first_page = False
             self.sync()
+
+    def keys_came(self) -> None:
+        """A key or wheel turn: a first build running in a child process stops at once (not
+        at its next report: a commit of its batches runs for a second or more) and goes on
+        once the keys pause (:meth:`~.quiet.QuietGate.run`)."""
+        state = self.state
+        if self._service is None or self._when_quiet is None or self._holding or not state.building or state.built:
+            return
+        self._holding = True
+        self._service.hold_background(True)
+        self._when_quiet(self._keys_paused)
+
+    def _keys_paused(self) -> None:
+        self._holding = False
+        if self._service is not None:
+            self._service.hold_background(False)
 
     def store_changed(self) -> None:
         """Something was committed to the store since the last poll: the index follows."""

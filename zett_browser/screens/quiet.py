@@ -56,10 +56,14 @@ class QuietGate:
         self.last_activity = clock()
         #: Callbacks waiting for quiet.
         self.pending = 0
+        #: Called at every key (the side index's first build stops at once).
+        self.on_activity: Callable[[], object] | None = None
 
     def activity(self) -> None:
         """A key came: waiting work waits :data:`QUIET_S` from now."""
         self.last_activity = self._clock()
+        if self.on_activity is not None:
+            self.on_activity()
 
     def run(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once no key has come for the quiet time (counted from now at least)."""

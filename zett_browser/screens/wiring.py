@@ -90,6 +90,7 @@ class MainControllers:
         self.index = IndexSync(
             options.search, row, services.run_worker, services.notify, set_timer, self._synced, self._build_pause
         )
+        self.quiet.on_activity = self.index.keys_came  # a first build in a child stops at a key
         self.search = SearchHits(
             options.search,
             self.index.state,

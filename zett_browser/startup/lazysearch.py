@@ -90,6 +90,10 @@ class LazySearch:
     async def sequences_in(self, text: str, session_id: str) -> list[int]:
         return await self.service().sequences_in(text, session_id)
 
+    def hold_background(self, held: bool) -> None:
+        if self._real is not None:  # nothing to hold before the service exists (no import for a key)
+            self._real.hold_background(held)
+
     async def close(self) -> None:
         if self._real is not None:
             await self._real.close()
