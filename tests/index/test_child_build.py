@@ -200,3 +200,43 @@ async def test_a_child_that_fails_leaves_the_error_to_the_sync_in_process(
 async def _drain(service: IndexSearch) -> None:
     async for _ in service.steps():
         pass
+
+
+async def test_in_the_app_a_key_stops_the_child_build_and_a_pause_lets_it_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app end to end: its first build runs in a child; a key (as the terminal driver
+    sends it) stops the child at once, and once the keys pause the build finishes."""
+    from textual import events
+
+    from benchmarks.bigstore import build as build_big
+    from tests.ui.search_helpers import app_on, main_screen, until
+    from zett_browser.screens import quiet
+    from zett_browser.startup.lazysearch import LazySearch
+
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    monkeypatch.setattr(quiet, "QUIET_S", 0.5)  # the app's pause of the keys (the tests' default: none)
+    store = tmp_path / "store.sqlite3"
+    build_big(store, messages=40_000, sessions=20, big=20_000, fanout=3)
+    app = app_on(store, tmp_path / "index")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        search = app.options.search
+        assert isinstance(search, LazySearch)
+
+        def running() -> Any:
+            real = search._real
+            return None if real is None or real._child is None else real._child.process
+
+        await until(pilot, lambda: running() is not None, 30)
+        process = running()
+        driver = app._driver
+        assert driver is not None
+        driver.send_message(events.Key("j", "j"))
+        assert await _stopped(process.pid), "a key stops the child at once"
+        for _ in range(20):  # and keeps it stopped while keys keep coming
+            driver.send_message(events.Key("j", "j"))
+            await asyncio.sleep(0.02)
+            assert _process_state(process.pid) in ("T", None)
+        await until(pilot, lambda: main_screen(app).index_state.built, 60)  # the keys paused: it went on
+        assert search._real is not None and search._real.built_in_child
