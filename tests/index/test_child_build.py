@@ -60,6 +60,25 @@ def _process_state(pid: int) -> str | None:
         return None
 
 
+def _big_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A 20,000-message store whose first build runs in a child (the size limit off)."""
+    from benchmarks.bigstore import build as build_big
+
+    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
+    store = tmp_path / "store.sqlite3"
+    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    return store
+
+
+async def _first_step(service: IndexSearch) -> tuple[AsyncGenerator[Step, None], Step, Any]:
+    """Start ``service``'s sync: its steps, the first one, and the child building (running)."""
+    steps = cast("AsyncGenerator[Step, None]", service.steps())
+    first = await anext(steps)
+    running = service._child
+    assert running is not None and running.process is not None and first.done < first.total
+    return steps, first, running
+
+
 async def _stopped(pid: int) -> bool:
     """Whether process ``pid`` is seen stopped within 5 s (a signal is delivered asynchronously)."""
     for _ in range(500):
@@ -101,19 +120,12 @@ async def test_the_child_builds_the_index_a_build_in_process_builds(
 
 async def test_closing_the_app_stops_the_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``close()`` (the app quitting) ends the child; the unfinished index is rebuilt next time."""
-    from benchmarks.bigstore import build as build_big
-
-    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
-    store = tmp_path / "store.sqlite3"
-    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    store = _big_store(tmp_path, monkeypatch)
     before = d.sha256(store)
     storage = open_store(store)
     try:
         service = IndexSearch(storage, tmp_path / "index")
-        steps = cast("AsyncGenerator[Step, None]", service.steps())
-        first = await anext(steps)
-        running = service._child
-        assert running is not None and running.process is not None and first.done < first.total
+        steps, first, running = await _first_step(service)
         assert await _stopped(running.process.pid)  # stopped while the app holds the step
         second = await anext(steps)  # asked for the next step: it went on
         assert second.done >= first.done and await _stopped(running.process.pid)
@@ -133,18 +145,11 @@ async def test_a_key_stops_the_child_at_once_and_a_pause_lets_it_go_on(
     """Between two reports the child runs (a commit of its batches can take a second or more):
     ``hold_background(True)`` (a key) stops it there, without waiting for its next report;
     ``False`` (the keys paused) lets it go on to the end."""
-    from benchmarks.bigstore import build as build_big
-
-    monkeypatch.setattr(child, "CHILD_MIN_BYTES", 0)
-    store = tmp_path / "store.sqlite3"
-    build_big(store, messages=20_000, sessions=20, big=10_000, fanout=3)
+    store = _big_store(tmp_path, monkeypatch)
     storage = open_store(store)
     try:
         service = IndexSearch(storage, tmp_path / "index")
-        steps = cast("AsyncGenerator[Step, None]", service.steps())
-        first = await anext(steps)
-        running = service._child
-        assert running is not None and running.process is not None and first.done < first.total
+        steps, first, running = await _first_step(service)
         service.hold_background(True)  # a key, while the app holds a step
         following = asyncio.ensure_future(anext(steps))  # the app lets go of the step: not the key
         assert await _stopped(running.process.pid)
